@@ -545,12 +545,17 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
         else:
             top = _rank_name(v.top_rank)
             team = bool(options.get("partnerships"))  # (the partner's tops are sources too; the side wins together)
+            actor = v.players[v.current_seat] if v.current_seat is not None else None
+            # Massachusetts (§8.11): a card on an empty side stack is a fill, not the discard that ends the turn
+            fill = bool(options.get("fill_empty_side_stacks")) and actor is not None and any(
+                not stack.cards for stack in actor.side_stacks)
             explain = ("Pick a card (your pay-off top, a side-stack top or a hand card"
                        + (", or your partner's pay-off or side-stack top" if team else "") + "), then a pile that lights up: "
                        f"centre piles are built up from an ace to {top}" + _spite_wild(v.kings_wild, options)
                        + (". Your side wins when your pay-off pile and your partner's are both played out" if team
                           else ". Play your whole pay-off pile out to win")
-                       + ". End your turn by putting a hand card on a side stack"
+                       + (". First put a hand card on each empty side stack (that does not end your turn), then end it "
+                          "by putting one on any side stack" if fill else ". End your turn by putting a hand card on a side stack")
                        + (" (or press end)" if any(e.text == "end" for e in cat) else "") + ".")
             if any(e.text.startswith("load ") for e in cat):  # an opponent's pay-off pile lights up: say why
                 explain += (" You may also load a card onto an opponent's pay-off pile: same suit, one rank up or down "

@@ -337,6 +337,25 @@ def test_massachusetts_filling_says_when_the_last_stack_is_filled_and_the_discar
     assert t.explain == "Every side stack is filled: end your turn by putting a hand card on any of them."
 
 
+def test_massachusetts_main_phase_tells_a_card_on_an_empty_stack_is_a_fill_not_the_discard():
+    """Massachusetts (§8.11) with an empty side stack: a hand card put there fills it and the
+    turn goes on, and no other stack takes one until all are filled; the page said 'End your
+    turn by putting a hand card on a side stack', so the person expected the turn to end."""
+    g = get_game("spite-and-malice", None, "massachusetts")
+    st = g.state_from_layout(payoffs=["3D 3D 9C", "4D 4D 10C"], hands=["4C 9D 5C 5C 5C", "9S 9S 9H 9H 9C"],
+                             stock="5H 5H 5D 5D 6D 6D", side=[[["9D"], [], ["7D"], ["8C"]], [["9D"], ["7D"], ["2C"], ["8C"]]])
+    t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
+                    options=g.describe_options())
+    assert "End your turn by putting a hand card on a side stack" not in t.explain
+    assert ("First put a hand card on each empty side stack (that does not end your turn), then end it by putting "
+            "one on any side stack") in t.explain
+    full = g.state_from_layout(payoffs=["3D 3D 9C", "4D 4D 10C"], hands=["4C 9D 5C 5C 5C", "9S 9S 9H 9H 9C"],
+                               stock="5H 5H 5D 5D 6D 6D", side=[[["9D"], ["6D"], ["7D"], ["8C"]]] * 2)
+    t = table_model("spite-and-malice", full.view(0), ("a", "b"), me=0, legal=tuple(full.legal_actions()),
+                    options=g.describe_options())
+    assert "End your turn by putting a hand card on a side stack" in t.explain
+
+
 def test_spot_says_the_card_taken_from_the_discard_pile_may_not_go_back():
     """Having taken the top of the discard pile, a person who chose that card to discard
     found the pile dark, and the page said only "or the discard pile, which ends your turn"."""
