@@ -556,7 +556,9 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
                           else ". Play your whole pay-off pile out to win")
                        + (". First put a hand card on each empty side stack (that does not end your turn), then end it "
                           "by putting one on any side stack" if fill else ". End your turn by putting a hand card on a side stack")
-                       + (" (or press end)" if any(e.text == "end" for e in cat) else "") + ".")
+                       + (" (or press end)" if any(e.text == "end" for e in cat) else "")
+                       + ("; a side stack takes a card equal to or one lower than its top, or any card when empty (book "
+                          "rules)" if options.get("side_stack_order") == "descending" else "") + ".")
             if any(e.text.startswith("load ") for e in cat):  # an opponent's pay-off pile lights up: say why
                 explain += (" You may also load a card onto an opponent's pay-off pile: same suit, one rank up or down "
                             "(loading).")

@@ -356,6 +356,23 @@ def test_massachusetts_main_phase_tells_a_card_on_an_empty_stack_is_a_fill_not_t
     assert "End your turn by putting a hand card on a side stack" in t.explain
 
 
+def test_book_table_says_which_card_a_descending_side_stack_takes():
+    """The book rules (§8.12.2): a side stack takes only a card equal to or one lower than its
+    top, so most stacks stay dark for most hand cards; the page said only 'End your turn by
+    putting a hand card on a side stack (or press end)', leaving the dark stacks unexplained."""
+    g = get_game("spite-and-malice", None, "book")
+    st = g.state_from_layout(payoffs=["3D 3D 9C", "4D 4D 10C"], hands=["4C 9D 5C 5C 5C", "9S 9S 9H 9H 9C"],
+                             stock="5H 5H 5D 5D 6D 6D", side=[[["9D"], ["QC"], ["7D"], ["8C"]], [[], [], [], []]])
+    t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
+                    options=g.describe_options())
+    assert "a side stack takes a card equal to or one lower than its top, or any card when empty" in t.explain
+    plain = get_game("spite-and-malice")
+    st = plain.state_from_layout(payoffs=["3D 3D 9C", "4D 4D 10C"], hands=["4C 9D 5C 5C 5C", "9S 9S 9H 9H 9C"])
+    t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
+                    options=plain.describe_options())
+    assert "one lower than its top" not in t.explain
+
+
 def test_spot_says_the_card_taken_from_the_discard_pile_may_not_go_back():
     """Having taken the top of the discard pile, a person who chose that card to discard
     found the pile dark, and the page said only "or the discard pile, which ends your turn"."""
