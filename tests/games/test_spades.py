@@ -519,6 +519,16 @@ def test_malformed_actions(text):
         Spades().parse_action(text)
 
 
+@pytest.mark.parametrize("text", ["bid \u00b2", "bid \u0661\u0662", "bid 1\u00b3", "bid " + "9" * 5000])
+def test_a_bid_is_written_in_ascii_digits_of_sane_length(text):
+    """``str.isdigit`` also passes superscripts ('²', which ``int`` refuses with a bare
+    ValueError: the wire and the person table catch only GameError) and other scripts'
+    digits ('١٢', read as 12 though the notation writes ASCII); ``int`` refuses more than
+    4,300 digits. Each is a malformed action, said by name."""
+    with pytest.raises(InvalidActionError, match="the bid must be a number"):
+        Spades().parse_action(text)
+
+
 def test_bad_action_values():
     with pytest.raises(ValueError):
         Bid(3, True)

@@ -18,6 +18,7 @@ from .actions import (
     _PLAYS,
     EXCHANGE_SIZE,
     HAND_SIZE,
+    MAX_BID,
     NUM_SEATS,
     PUBLIC_GIVE_TEXT,
     SIDES,
@@ -281,8 +282,10 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
                     return _BIDS[0]
                 if arg in ("blind_nil", "blind-nil", "blindnil"):
                     return _BLIND_NIL
-                if not arg.isdigit():
-                    raise InvalidActionError(f"{text!r}: the bid must be a number, nil or blind_nil")
+                # ASCII digits only, and not thousands of them: ``isdigit`` alone also passes
+                # '²' (which ``int`` refuses with a bare ValueError) and other scripts' digits.
+                if not (arg.isascii() and arg.isdigit() and len(arg) <= 18):
+                    raise InvalidActionError(f"{text!r}: the bid must be a number (1-{MAX_BID}), nil or blind_nil")
                 return Bid(int(arg))
             if verb == "give":
                 cards = parse_cards(args, jokers=False)
