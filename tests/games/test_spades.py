@@ -407,6 +407,31 @@ def test_blind_nil_option_off_every_seat_sees_at_once():
     assert "look" not in legal_texts(st) and "bid blind_nil" not in legal_texts(st)
 
 
+@pytest.mark.parametrize("options, scores, why", [
+    ({"blind_nil": False}, (0, 0), r"option blind_nil is off"),
+    ({"blind_nil_min_deficit": 100}, (300, 390), r"trail by at least 100 .* side A trails by 90"),
+    ({"blind_nil_min_deficit": 100}, (390, 300), r"trail by at least 100 .* side A leads by 90"),
+])
+def test_refused_blind_nil_and_look_say_why_blind_nil_is_not_possible(options, scores, why):
+    """A seat that never could bid blind nil in this deal was told "blind nil is only
+    possible before looking at the hand" (it never chose to look: it was shown its cards)
+    and "already looked, or blind nil is not possible": the reason is the option, or the
+    side's deficit at the start of the deal (§7), both public."""
+    st = state(deal({}), options, scores=scores)
+    for text in ("bid blind_nil", "look"):
+        with pytest.raises(IllegalActionError, match=why):
+            act(st, text)
+
+
+def test_refused_blind_nil_and_look_after_looking_say_so():
+    st = state(deal({}))
+    act(st, "look")
+    with pytest.raises(IllegalActionError, match="only possible before looking at the hand, and seat 0 has looked"):
+        act(st, "bid blind_nil")
+    with pytest.raises(IllegalActionError, match="seat 0 has already looked at its hand"):
+        act(st, "look")
+
+
 def test_blind_nil_exchange_off_goes_to_play():
     st = state(deal({}), {"blind_nil_exchange": False})
     bid_all(st, "3", "3", "blind_nil", "3")

@@ -489,12 +489,18 @@ class SpadesState(SpadesViews, State):
         if isinstance(action, Look):
             if self.phase is not _BIDDING:
                 return f"no look during {phase}"
-            return "already looked, or blind nil is not possible for this seat"
+            no_blind = self._no_blind_nil(self.to_act)
+            if no_blind is not None:
+                return f"look is offered only while blind nil is possible: {no_blind}"
+            return f"seat {self.to_act} has already looked at its hand"
         if isinstance(action, Bid):
             if self.phase is not _BIDDING:
                 return f"no bidding during {phase}"
             if action.blind:
-                return "blind nil is only possible before looking at the hand"
+                no_blind = self._no_blind_nil(self.to_act)
+                if no_blind is not None:
+                    return no_blind
+                return f"blind nil is only possible before looking at the hand, and seat {self.to_act} has looked"
             if not self.looked[self.to_act]:
                 return "look at the hand first (or bid blind_nil)"
             if action.tricks == 0:
@@ -514,6 +520,22 @@ class SpadesState(SpadesViews, State):
                 return f"must follow suit ({Suit(self.trick[0][1] % 4).name})"
             return "spades are not broken and you hold another suit"
         return f"not a Spades action ({type(action).__name__})"
+
+
+    def _no_blind_nil(self, seat: int) -> str | None:
+        """Why blind nil is not possible for ``seat`` in this deal (``_blind_nil_possible``),
+        from public facts only (the option, the scores at the start of the deal); None if
+        it is. A seat told only "not before looking" never chose to look: it was shown its
+        cards because of this."""
+        if self._blind_nil_possible(seat):
+            return None
+        if not self.o.blind_nil:
+            return "blind nil is not played in this match (option blind_nil is off)"
+        side = side_of(seat)
+        lead = self.scores[side] - self.scores[1 - side]
+        stands = f"trails by {-lead}" if lead < 0 else f"leads by {lead}" if lead > 0 else "is level"
+        return (f"blind nil needs the side to trail by at least {self.o.blind_nil_min_deficit} points at the "
+                f"start of the deal (option blind_nil_min_deficit), and side {SIDE_NAMES[side]} {stands}")
 
 
 def _higher_side(scores: Sequence[int]) -> int | None:
