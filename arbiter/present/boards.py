@@ -80,7 +80,11 @@ def _spades_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -
         rows.append(BoardRow(f"trick {len(v.tricks)}", tuple(p.card for p in last.cards),
                              note=f"led by seat {last.leader}, won by {_name(names, last.winner)}", section="play"))
     for h in v.history[-3:]:
-        pts = ", ".join(f"side {'AB'[r.side]} {r.points:+d} = {r.score}" for r in h.sides)
+        # the deal's points, then its bag penalties (counted: their points are an option),
+        # then the total: "+158 = 395" from 337 hid the 100 a penalty took
+        pts = ", ".join(f"side {'AB'[r.side]} {r.points:+d}"
+                        + (f", {plural(r.penalties, 'bag penalty', 'bag penalties')}" if r.penalties else "")
+                        + f" = {r.score}" for r in h.sides)
         rows.append(BoardRow(f"deal {h.deal} result", note=pts, section="scores"))
     for rec in v.record:
         for hand in rec.hands:

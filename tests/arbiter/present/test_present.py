@@ -46,6 +46,20 @@ def test_spite_and_malice_board_labels_piles_as_the_notation_does():
         assert want in labels, (target, labels)
 
 
+def test_the_spades_board_says_a_deal_s_bag_penalty():
+    """A deal result read "side A +158 = 395" from 337: the points of the deal before its
+    bag penalty, then the total after it, with nothing to say 100 went missing between."""
+    hands = ["AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S", "AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H",
+             "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D", "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"]
+    st = get_game("spades", {"blind_nil": False}).state_from_deal(hands, dealer=3, scores=(337, 0), bags=(7, 0))
+    for text in ("bid 5", "bid 1", "bid nil", "bid 1"):  # seat 0 takes all 13: A +158, 8 bags
+        st.apply(st.game.parse_action(text))
+    while st.deal_no == 1:
+        st.apply(st.legal_actions()[0])
+    (row,) = [r for r in board("spades", st.spectator_view(), ["a", "b", "c", "d"]) if r.label == "deal 1 result"]
+    assert row.note.startswith("side A +158, 1 bag penalty = 395, side B ")
+
+
 def test_the_board_says_game_and_turn_as_the_events_do():
     st = _played_state("spite-and-malice", 10)
     v = st.spectator_view()
