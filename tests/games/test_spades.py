@@ -284,6 +284,32 @@ def test_full_deal_scoring_and_next_deal():
     assert st.phase is Phase.BIDDING and not st.spades_broken and st.tricks == []
 
 
+def test_the_score_events_say_what_nil_bidders_took():
+    """The public score line said 'contract 2, took 0, -107 points, 13 bags' of a side that
+    took all 13 tricks (its nil bidder did), and 'contract 0, took 0' of two nil bidders
+    who took 13: the nil bidders' tricks, the bags, were nowhere."""
+    st = suited()
+    bid_all(st, "nil", "3", "2", "nil")
+    play_out(st)
+    assert [e.text for e in st.log if e.kind == "score"] == [
+        "side A (seats 0,2): contract 2, took 0; its nil bidder took 13; -107 points, 13 bags, 1 bag penalty; "
+        "total -207, bags 3",
+        "side B (seats 1,3): contract 3, took 0; its nil bidder took 0; +70 points, 0 bags; total 70, bags 0",
+    ]
+    st = suited()
+    bid_all(st, "nil", "3", "nil", "1")
+    play_out(st)
+    assert [e.text for e in st.log if e.kind == "score"][0] == (
+        "side A (seats 0,2): no contract; its nil bidders took 13; +13 points, 13 bags, 1 bag penalty; "
+        "total -87, bags 3")
+    st = suited({"failed_nil_tricks": "count_for_partner"})
+    bid_all(st, "nil", "3", "2", "nil")
+    play_out(st)
+    assert [e.text for e in st.log if e.kind == "score"][0] == (
+        "side A (seats 0,2): contract 2, took 13 (its nil bidder's 13 counted); -69 points, 11 bags, 1 bag penalty; "
+        "total -169, bags 1")
+
+
 @pytest.mark.parametrize(
     "options, score, bags",
     [

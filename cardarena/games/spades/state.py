@@ -37,7 +37,7 @@ from .actions import (
     trick_winner,
 )
 from .options import ExchangeOrder, SpadesOptions
-from .scoring import SideDealScore, game_result, score_side
+from .scoring import FailedNilTricks, SideDealScore, game_result, score_side
 from .views import (
     _BID_EVENTS,
     _EXCHANGE_EVENTS,
@@ -429,13 +429,7 @@ class SpadesState(SpadesViews, State):
             )
             results.append(r)
             self.scores[side], self.bags[side] = r.score, r.bags
-            penalty = f", {r.penalties} bag penalty" if r.penalties else ""
-            self._emit(
-                "score", None,
-                f"side {SIDE_NAMES[side]} (seats {seats[0]},{seats[1]}): contract {r.contract}, "
-                f"took {r.contract_tricks}, {r.points:+d} points, {r.bags_added} bags{penalty}; "
-                f"total {r.score}, bags {r.bags}",
-            )
+            self._emit("score", None, _score_text(side, [self.bids[s] for s in seats], r, self.o))
         self.history.append(
             SpadesDealResult(
                 self.deal_no, self.dealer, tuple(self.bids), tuple(self.blind), tuple(self.tricks_won),
@@ -536,6 +530,30 @@ class SpadesState(SpadesViews, State):
         stands = f"trails by {-lead}" if lead < 0 else f"leads by {lead}" if lead > 0 else "is level"
         return (f"blind nil needs the side to trail by at least {self.o.blind_nil_min_deficit} points at the "
                 f"start of the deal (option blind_nil_min_deficit), and side {SIDE_NAMES[side]} {stands}")
+
+
+def _score_text(side: int, bids: Sequence[int | None], r: SideDealScore, o: SpadesOptions) -> str:
+    """A side's deal scored, as its public event reads: the contract and the tricks counted
+    for it, what its nil bidders took (their tricks are bags, or count for the contract,
+    by option ``failed_nil_tricks``: without them a side that took every trick read 'took
+    0'), the points, bags and penalties, the totals."""
+    nils = sum(1 for b in bids if b == 0)
+    nil_bidder = "its nil bidders" if nils == 2 else "its nil bidder"
+    if r.contract == 0:
+        text = "no contract"
+    else:
+        text = f"contract {r.contract}, took {r.contract_tricks}"
+    if nils:
+        counted = r.contract and o.failed_nil_tricks is FailedNilTricks.COUNT_FOR_PARTNER
+        if counted:
+            text += f" ({nil_bidder}'s {r.nil_tricks} counted)" if nils == 1 else f" ({nil_bidder}' {r.nil_tricks} counted)"
+        else:
+            text += f"; {nil_bidder} took {r.nil_tricks}"
+    bags = f"{r.bags_added} bag" + ("" if r.bags_added == 1 else "s")
+    penalty = f", {r.penalties} bag penalt{'y' if r.penalties == 1 else 'ies'}" if r.penalties else ""
+    sides = SIDES[side]
+    return (f"side {SIDE_NAMES[side]} (seats {sides[0]},{sides[1]}): {text}; {r.points:+d} points, {bags}{penalty}; "
+            f"total {r.score}, bags {r.bags}")
 
 
 def _higher_side(scores: Sequence[int]) -> int | None:
