@@ -433,9 +433,12 @@ def _spades_explain(v: Any, cat: list[Entry], options: dict[str, Any]) -> str:
         return ""
     if "look" in texts:
         value = options.get("blind_nil_value", 200)
+        # partners who both bid blind nil swap nothing (rules §3.3)
+        partner_blind = v.seat is not None and v.seats[(v.seat + 2) % 4].blind_nil
+        swap = options.get("blind_nil_exchange", True) and not partner_blind
         return (f"Before you look at your cards you may bid blind nil: you promise to take no trick at all, for "
                 f"+{value} points to your side (−{value} if you take one)"
-                + (", and you and your partner swap two cards" if options.get("blind_nil_exchange", True) else "")
+                + (", and you and your partner swap two cards" if swap else "")
                 + ". Or look at your cards first, then bid as usual.")
     if any(t.startswith("bid ") for t in texts):
         nil = options.get("nil_value", 100)

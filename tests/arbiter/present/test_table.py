@@ -425,6 +425,18 @@ def test_blind_nil_without_the_exchange_promises_no_swap():
         assert ("swap two cards" in t.explain) == exchange and "Or look at your cards first" in t.explain
 
 
+def test_blind_nil_after_the_partner_s_blind_nil_promises_no_swap():
+    """Partners who both bid blind nil exchange nothing (rules §3.3), yet the seat whose
+    partner had bid blind nil was still told "you and your partner swap two cards"."""
+    st = get_game("spades", {"first_dealer": 3}).new_initial_state(1)
+    for text in ("bid blind_nil", "look", "bid 3"):  # seat 0 blind nil, seat 1 bids 3
+        st.apply(st.game.parse_action(text))
+    assert st.current_seat == 2 and "look" in {str(a) for a in st.legal_actions()}
+    t = table_model("spades", st.view(2), ("a", "b", "c", "d"), me=2, legal=tuple(st.legal_actions()),
+                    options=st.game.describe_options())
+    assert "swap two cards" not in t.explain and "Or look at your cards first" in t.explain
+
+
 def test_the_wild_cards_of_the_game_are_the_ones_the_page_names():
     """The book's jokers are wild (kings natural, and no wild card may stand for an ace), but
     the page named no wild card at all: it said only whether kings were."""
