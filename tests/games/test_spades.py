@@ -613,6 +613,16 @@ def test_options_from_text():
     assert Spades().describe_options()["blind_nil_exchange_order"] == "partner_first"
 
 
+def test_the_rules_summary_says_what_a_nil_bidder_s_tricks_count_for():
+    """``arbiter rules spades`` said a made contract scores "1 per overtrick (a bag)" and
+    nothing of a nil bidder's tricks, so a reader pooled them with the partner's (they do
+    not count for the contract: each is a bag, §4.1), and promised an exchange after any
+    blind nil (none when both partners bid it, §3.3)."""
+    summary = " ".join(Spades.rules_summary.split())
+    assert "A nil bidder's tricks do not count towards its partner's contract" in summary
+    assert "unless both partners bid blind nil" in summary
+
+
 def test_registry_and_teams():
     g = get_game("spades")
     assert isinstance(g, Spades) and g.num_seats == 4 and g.teams == ((0, 2), (1, 3))

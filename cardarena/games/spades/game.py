@@ -156,7 +156,8 @@ Four players in two fixed partnerships: side A is seats 0 and 2, side B seats 1 
 Each deal: 13 cards to each seat, dealt from the dealer's left; the deal passes to the left.
 Bidding: each seat bids once, from the dealer's left, the dealer last: a number of tricks
 (1-13), nil (no tricks at all) or, before looking at its cards, blind nil. After a blind nil
-the partners exchange two cards face down (option blind_nil_exchange).
+the partners exchange two cards face down (option blind_nil_exchange), unless both partners
+bid blind nil.
 
 Play: 13 tricks. The dealer's left leads the first trick, each trick's winner the next. Follow
 suit if you can; otherwise play any card. A spade may not be led until a spade has been played
@@ -165,7 +166,8 @@ trick, else the highest card of the suit led.
 
 Scoring per side: a contract (the sum of its number bids) made scores 10 per trick bid plus 1
 per overtrick (a "bag"); a contract missed loses 10 per trick bid. Nil scores +/-100, blind nil
-+/-200. Every 10 bags cost 100 points. The first side to reach the target (500) wins; if both
++/-200. A nil bidder's tricks do not count towards its partner's contract: each is a bag, +1
+point (option failed_nil_tricks). Every 10 bags cost 100 points. The first side to reach the target (500) wins; if both
 reach it in one deal, the higher total wins (equal totals: play on)."""
     notation = """\
 look                 pick up and look at your hand (offered only while blind nil is possible)
