@@ -563,6 +563,13 @@ def test_notation_round_trip_and_aliases():
     assert str(Bid(0, True)) == "bid blind_nil" and str(Bid(0)) == "bid nil" and str(Play(C("10H"))) == "play 10H"
 
 
+@pytest.mark.parametrize("text", ["give [2C 3D]", "give [2C, 3D]", "give 2C,3D", "give [3d 2c]"])
+def test_a_give_may_write_its_cards_as_a_list(text):
+    """Rules README §2: lists of cards are written in square brackets or space-separated
+    (``meld [7S 7H 7D]``); ``give [2C 3D]`` was refused as "unknown card '[2C'"."""
+    assert Spades().parse_action(text) == Give((C("2C"), C("3D")))
+
+
 @pytest.mark.parametrize("text", ["", "jump", "look now", "bid", "bid -1", "bid x", "give 2C", "give 2C 2C",
                                   "give 2C 3D 4H", "play", "play 1S", "play QS KS", "play JK", "give JK 2C"])
 def test_malformed_actions(text):

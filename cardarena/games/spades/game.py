@@ -290,7 +290,8 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
                     raise InvalidActionError(f"{text!r}: the bid must be a number (1-{MAX_BID}), nil or blind_nil")
                 return Bid(int(arg))
             if verb == "give":
-                cards = parse_cards(args, jokers=False)
+                # one text, so that a list in brackets or with commas reads too (rules README §2)
+                cards = parse_cards(" ".join(args), jokers=False)
                 if len(cards) != EXCHANGE_SIZE or cards[0] == cards[1]:
                     raise InvalidActionError(f"{text!r}: give needs exactly two different cards")
                 if any(c.is_joker for c in cards):
