@@ -687,6 +687,15 @@ def _spades_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], na
         deals = deals or _spades_max_deals(options)
         why = f"the deal limit was reached after {plural(deals, 'deal')}"
     elif target and top >= target:
+        if not draw and o.scores[winners[0]] < o.scores[others[0]]:
+            # both reached the target in one deal and the lower total won it: the rule
+            # simultaneous_target_rule=higher_deal_score (the only way a lower total wins)
+            win, lose = o.scores[winners[0]], o.scores[others[0]]
+            gains = _spades_last_deal_scores(final_view, winners[0] % 2, options)
+            return (f"{_people(winners, names, me, game)} won with {win:g} to {lose:g}: both sides reached the target "
+                    f"of {target} in {f'deal {deals}' if final_view is not None and deals else 'the same deal'}, and "
+                    f"{'you' if me in winners else 'they'} scored more in it"
+                    + (f" ({gains[0]:+d} to {gains[1]:+d})" if gains else "") + ".")
         why = f"{'you' if me in winners else 'they'} reached the target of {target}" + (
             f" after {plural(deals, 'deal')}" if deals else "")
     else:
@@ -694,6 +703,18 @@ def _spades_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], na
     if draw:
         return f"A draw at {top:g} all: {why}."
     return (f"{_people(winners, names, me, game)} won {top:g} to {low:g}, by {plural(int(top - low), 'point')}: {why}.")
+
+
+def _spades_last_deal_scores(final_view: Any, side: int, options: dict[str, Any] | None) -> tuple[int, int] | None:
+    """What side ``side`` and the other scored in the last deal, as the rule
+    higher_deal_score compares them (the change of the total, bag penalties included), from
+    the final view's last deal result; None without it."""
+    history = getattr(final_view, "history", None)
+    if not history:
+        return None
+    penalty = int((options or {}).get("bag_penalty_points", 100))
+    change = [r.points - r.penalties * penalty for r in history[-1].sides]
+    return change[side], change[1 - side]
 
 
 def _spades_max_deals(options: dict[str, Any] | None) -> int:

@@ -262,6 +262,32 @@ def test_the_spades_result_names_the_seats_as_its_table_does():
     assert '<tr id="result-you"><td>East</td><td>you</td>' in result
 
 
+def test_a_spades_win_on_the_deal_score_names_each_side_s_own_total():
+    """With simultaneous_target_rule=higher_deal_score the side with the lower total can win
+    (both reached the target, it scored more in the deal), and the result said "East and
+    West won 710 to 700, by 10 points": the other side's total as theirs."""
+    from arbiter.present.table import verdict
+
+    options = {"simultaneous_target_rule": "higher_deal_score", "blind_nil": True}
+    hands = ["AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S", "AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H",
+             "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D", "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"]
+    g = get_game("spades", options)
+    st = g.state_from_deal(hands, dealer=3, scores=(480, 300))
+    for text in ("look", "bid 13", "bid blind_nil", "look", "bid nil", "bid blind_nil"):  # A +230, B +400
+        st.apply(g.parse_action(text))
+    while not st.is_terminal:
+        st.apply(st.legal_actions()[0])
+    assert st.scores == [710, 700] and st.outcome().ranks == (2, 1, 2, 1)
+    text = verdict("spades", st.outcome(), ("a", "b", "c", "d"), final_view=st.spectator_view(),
+                   options=g.describe_options())
+    assert text == ("b (East) and d (West) won with 700 to 710: both sides reached the target of 500 in deal 1, "
+                    "and they scored more in it (+400 to +230).")
+    # without the final view (the CLI's record) the deal's scores are not known: no figures
+    text = verdict("spades", st.outcome(), ("a", "b", "c", "d"), options=g.describe_options())
+    assert text == ("b (East) and d (West) won with 700 to 710: both sides reached the target of 500 in the same "
+                    "deal, and they scored more in it.")
+
+
 def test_the_list_of_every_legal_action_numbers_piles_as_the_table_does():
     """Spite and Malice's table labels its piles "centre 1".."centre 3" and "side 1".."side 4",
     but the page's list of every legal action read "play hand:2D -> center:0": centre
