@@ -34,6 +34,7 @@ from arbiter.present.boards import hand_for, plural, spot_hand_text
 from arbiter.present.games import PAGES, page_part
 from cardarena.games import Card, ConfigError, get_game
 from cardarena.games.cards import RANK_TOKENS
+from cardarena.games.spades import trick_winner
 from cardarena.records import visible
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
@@ -319,20 +320,6 @@ def table_model(game: str, view: Any, names: Sequence[str], *, me: int | None = 
 # -- Spades ----------------------------------------------------------------------------
 
 
-def _high(card: Card) -> int:
-    return 14 if card.rank == 1 else card.rank
-
-
-def _winning(trick: Sequence[Any]) -> int | None:
-    """The seat winning the trick so far: the highest spade, else the highest of the suit led."""
-    if not trick:
-        return None
-    led = trick[0].card.suit
-    spades = [p for p in trick if p.card.suit == 0]
-    pool = spades or [p for p in trick if p.card.suit == led]
-    return max(pool, key=lambda p: _high(p.card)).seat
-
-
 def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat_views: tuple[Any, ...],
             options: dict[str, Any]) -> TableModel:
     viewer = me if me is not None else (v.seat if v.seat is not None else 0)
@@ -359,7 +346,8 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
         seats.append(box)
     trick: list[Pile] = []
     title = "the trick"
-    shown, winner = v.trick, _winning(v.trick) if v.trick else None
+    # the seat winning it so far, by the engine's own rule (as sdk.spades documents it)
+    shown, winner = v.trick, trick_winner([(p.seat, int(p.card)) for p in v.trick]) if v.trick else None
     tag_win = "winning"
     if not v.trick and v.tricks:
         last = v.tricks[-1]
