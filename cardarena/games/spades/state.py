@@ -544,9 +544,8 @@ def _score_text(side: int, bids: Sequence[int | None], r: SideDealScore, o: Spad
     else:
         text = f"contract {r.contract}, took {r.contract_tricks}"
     if nils:
-        counted = r.contract and o.failed_nil_tricks is FailedNilTricks.COUNT_FOR_PARTNER
-        if counted:
-            text += f" ({nil_bidder}'s {r.nil_tricks} counted)" if nils == 1 else f" ({nil_bidder}' {r.nil_tricks} counted)"
+        if r.contract and o.failed_nil_tricks is FailedNilTricks.COUNT_FOR_PARTNER:  # (one nil: the other bid)
+            text += f" (its nil bidder's {r.nil_tricks} counted)"
         else:
             text += f"; {nil_bidder} took {r.nil_tricks}"
     bags = f"{r.bags_added} bag" + ("" if r.bags_added == 1 else "s")
