@@ -25,8 +25,10 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spades`` 
 Events (``Bot.on_events``), by ``kind``; ``seat`` is the seat it is about, ``cards``
 empty unless said, and an event with cards is shown to its seat alone unless said:
 
-- ``deal``: a deal begins (``seat``: its dealer); ``hand``: the seat's own 13 cards,
-  once it may see them (at the deal, or when it looks);
+- ``deal``: a deal begins (``seat``: its dealer); ``hand``: the seat's own cards, once
+  it may see them: at the deal, or when it looks; a blind-nil bidder's when it must give in
+  the exchange (15 cards, the partner's two among them, when the partner gives first) or,
+  with no exchange, when play starts;
 - ``look``: a seat looks at its hand; ``bid``: a seat's bid, in the text ("seat 1 bids
   4", "bids nil", "bids blind_nil"; the view's ``seats[i].bid`` has it as a number);
 - ``exchange``: two partners will exchange cards (blind nil); ``give``: a seat hands
