@@ -630,6 +630,22 @@ def test_the_rules_summary_says_what_a_nil_bidder_s_tricks_count_for():
     assert "unless both partners bid blind nil" in summary
 
 
+@pytest.mark.parametrize("options", [{"nil": False, "blind_nil": False}, {"nil_value": 0, "blind_nil_value": 10}])
+def test_margin_bounds_hold_a_set_contract_of_26(options):
+    """A side's two seats may bid 13 each: set, that is -260 in one deal, while the other
+    side makes 13 for +130. margin_bounds took a side's worst deal for minus its best
+    (max(130, v + 130, 2v)), 130 with nil off, so the margin -390 lay outside the bounds
+    the betting test of ``arbiter evaluate`` relies on (it clips a margin outside them)."""
+    options = {**options, "deals": 1}
+    hands = [ALL_HEARTS, ALL_SPADES, ALL_DIAMONDS, ALL_CLUBS]  # seat 1 trumps, then leads, every trick
+    st = state([parse_cards(h) for h in hands], options)
+    bid_all(st, "13", "6", "13", "7")
+    play_out(st)
+    assert st.is_terminal and st.scores == [-260, 130]
+    lo, hi = st.game.margin_bounds()
+    assert lo <= st.scores[0] - st.scores[1] and st.scores[1] - st.scores[0] <= hi
+
+
 def test_registry_and_teams():
     g = get_game("spades")
     assert isinstance(g, Spades) and g.num_seats == 4 and g.teams == ((0, 2), (1, 3))

@@ -204,17 +204,20 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         """With a fixed number of hands (option ``deals``; else ``max_deals``, 200, which
         gives bounds too wide to be of use): per hand a side scores at most M = max(130,
         v + 130, 2v) (a made contract is at most 10 x 13; v the largest nil bonus allowed,
-        blind or not: a made nil beside a made 13, or two made nils) and at least -M, less a
-        bag penalty for every ``bag_limit`` of the at most 13 bags a hand can bring (the
-        tricks of failed nils score +1 each, left out: the bound is conservative). Over h
-        hands a side's total lies in [-hM - floor(13h / bag_limit) * penalty, hM], and the
-        margin within +- the difference."""
+        blind or not: a made nil beside a made 13, or two made nils) and at least -L, L =
+        max(260, v + 130, 2v) (a set contract is at most 10 x 26, both seats bidding 13; a
+        failed nil beside a set 13, or two failed nils), less a bag penalty for every
+        ``bag_limit`` of the at most 13 bags a hand can bring (the tricks of failed nils
+        score +1 each, left out: the bound is conservative). Over h hands a side's total
+        lies in [-hL - floor(13h / bag_limit) * penalty, hM], and the margin within
+        +- (h(M + L) + the penalties)."""
         o = self.options
         hands = o.deals if o.deals is not None else o.max_deals
         v = max([0] + ([o.nil_value] if o.nil else []) + ([o.blind_nil_value] if o.blind_nil else []))
         most = max(130, v + 130, 2 * v)
+        least = max(260, v + 130, 2 * v)
         penalties = (13 * hands) // o.bag_limit * o.bag_penalty_points if o.bag_penalty else 0
-        span = float(2 * hands * most + penalties)
+        span = float(hands * (most + least) + penalties)
         return (-span, span)
 
     def every_action(self) -> Sequence[Action]:
