@@ -186,7 +186,8 @@ class SpadesView:
         target: the score that wins the game (option ``target``).
         hand: this seat's own cards, sorted by suit (S H D C) then rank high to low;
             empty while it may not see them (before ``look`` when blind nil is
-            possible) and in the spectator view.
+            possible; after a blind nil bid, until its turn to give in the exchange or
+            the start of play) and in the spectator view.
         hand_visible: whether ``hand`` shows the seat's cards.
         seats: every seat's public facts (bid, tricks won, cards held), by seat.
         exchanges: the blind-nil exchanges of this deal, planned or made.
