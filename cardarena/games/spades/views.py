@@ -17,8 +17,9 @@ class SpadesSeat:
         seat: the seat, 0-3 (side A is seats 0 and 2, side B seats 1 and 3).
         hand_count: cards in its hand: 13 minus the cards it has played (15 or 11 for a
             moment during a blind-nil exchange).
-        looked: whether it has seen its hand (by ``look``, or because blind nil was
-            never possible for it in this deal).
+        looked: whether it looked at its hand before bidding (by ``look``, or because
+            blind nil was never possible for it in this deal); stays false for a
+            blind-nil bidder, which sees its cards later (``hand_visible``).
         bid: its bid: None before it bids, 0 for nil or blind nil, else the number of
             tricks (1-13).
         blind_nil: whether its bid is blind nil.
