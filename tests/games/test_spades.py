@@ -243,6 +243,17 @@ def test_case12_give_of_cards_not_held_is_illegal():
     assert st.current_seat == 0 and len(st.hands[0]) == 13
 
 
+def test_a_refused_give_names_the_card_not_held():
+    st = state(deal({0: "2C 3D"}))
+    bid_all(st, "3", "3", "blind_nil", "3")
+    held = st.hands[0][0]
+    other = next(c for c in STANDARD_DECK if c not in st.hands[0] and c != C("4H"))
+    with pytest.raises(IllegalActionError, match=f"you must give two cards you hold: seat 0 holds neither 4H nor {other}"):
+        st.apply(Give((C("4H"), other)))
+    with pytest.raises(IllegalActionError, match="you must give two cards you hold: seat 0 does not hold 4H"):
+        st.apply(Give((held, C("4H"))))
+
+
 def test_case12_a_give_is_legal_exactly_when_it_is_two_held_cards():
     """The gives are every pair of the hand's cards, in hand order (the order is part of
     the record: attempt 95 builds them another way), and apply takes exactly those: for

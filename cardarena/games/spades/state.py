@@ -503,7 +503,13 @@ class SpadesState(SpadesViews, State):
         if isinstance(action, Give):
             if self.phase is not _EXCHANGE:
                 return f"no exchange during {phase}"
-            return "you must give two cards you hold"
+            hand = self.hands[self.to_act]
+            missing = [str(c) for c in action.cards if c not in hand]
+            if len(action.cards) != 2 or not missing:  # (a bot's own Give of one card twice, or of three)
+                return "you must give two cards you hold, two different ones"
+            if len(missing) == 2:
+                return f"you must give two cards you hold: seat {self.to_act} holds neither {missing[0]} nor {missing[1]}"
+            return f"you must give two cards you hold: seat {self.to_act} does not hold {missing[0]}"
         if isinstance(action, Play):
             if self.phase is not _PLAY:
                 return f"no card play during {phase}"
