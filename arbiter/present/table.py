@@ -150,6 +150,8 @@ def told_once(texts: Sequence[str]) -> list[str]:
 
 
 _SEAT = re.compile(r"\bseat (\d+)\b")
+#: Two seats at once: Spades' exchange ("seats 1 and 3 exchange ...") and score events ("side A (seats 0,2)").
+_SEATS = re.compile(r"\bseats (\d+)(?:,| and )(\d+)\b")
 
 
 def say(game: str, text: str) -> str:
@@ -159,6 +161,7 @@ def say(game: str, text: str) -> str:
     (``seat_place``: Spades' "seat 1 wins trick 3" reads "East wins trick 3", since its
     table has no seat numbers to look them up by); other games' text is left as it is."""
     if game == "spades":
+        text = _SEATS.sub(lambda m: f"{seat_place(game, int(m.group(1)))} and {seat_place(game, int(m.group(2)))}", text)
         return _SEAT.sub(lambda m: seat_place(game, int(m.group(1))), text)
     if game != "spite-and-malice":
         return text

@@ -245,6 +245,17 @@ def test_spades_events_name_the_seats_as_its_table_does():
                       "West wins trick 2"]
 
 
+def test_spades_events_of_two_seats_name_them_as_its_table_does():
+    """The exchange's and the score's events name two seats at once ("seats 1 and 3
+    exchange two cards", "side A (seats 0,2): ..."), which the table, without seat numbers,
+    left as they were."""
+    from arbiter.present.table import say
+
+    assert say("spades", "seats 1 and 3 exchange two cards (blind nil)") == "East and West exchange two cards (blind nil)"
+    assert say("spades", "side A (seats 0,2): contract 5, took 6; +51 points, 1 bag; total 51, bags 1") == (
+        "side A (North and South): contract 5, took 6; +51 points, 1 bag; total 51, bags 1")
+
+
 def test_the_spades_result_names_the_seats_as_its_table_does():
     """The Spades table names its seats North, East, South and West, but the result at the
     end listed them as seats 0 to 3."""
