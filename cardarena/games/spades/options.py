@@ -29,8 +29,9 @@ MAX_DEALS = 10_000
 #: every score a view carries is a 32-bit integer on the wire, and a value past these (a typo,
 #: ``target=99999999999999999999999``) broke the message to the bots mid-match (a seat
 #: forfeited as disconnected) where it is now refused by name. At these maxima no score
-#: of MAX_DEALS deals leaves the 32-bit range: a side's deal moves it by at most 13 x 10 for
-#: its contract, 2 x MAX_BONUS for its nils and 13 x MAX_BONUS in bag penalties.
+#: of MAX_DEALS deals leaves the 32-bit range: a side's deal moves it by at most 26 x 10 for
+#: its contract (two bids of 13, set), 2 x MAX_BONUS for its nils and 13 x MAX_BONUS in bag
+#: penalties (about 150,000: 1.5e9 over MAX_DEALS deals, inside 2**31).
 MAX_POINTS = 1_000_000
 MAX_BONUS = 10_000
 
