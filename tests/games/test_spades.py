@@ -574,6 +574,14 @@ def test_notation_round_trip_and_aliases():
     assert str(Bid(0, True)) == "bid blind_nil" and str(Bid(0)) == "bid nil" and str(Play(C("10H"))) == "play 10H"
 
 
+@pytest.mark.parametrize("dealer", [4, -1, 7])
+def test_state_from_deal_refuses_a_dealer_that_is_no_seat(dealer):
+    """With dealer=4 the bidding, which ends after the dealer's bid, never ended: the four
+    seats bid round and round, each bid overwriting the last."""
+    with pytest.raises(ValueError, match=f"dealer must be a seat 0-3, got {dealer}"):
+        Spades().state_from_deal(SUITED, dealer=dealer)
+
+
 @pytest.mark.parametrize("text", ["give [2C 3D]", "give [2C, 3D]", "give 2C,3D", "give [3d 2c]"])
 def test_a_give_may_write_its_cards_as_a_list(text):
     """Rules README §2: lists of cards are written in square brackets or space-separated

@@ -262,6 +262,8 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
 
         Later deals come from ``seed`` as usual.
         """
+        if dealer.__class__ is not int or not 0 <= dealer < NUM_SEATS:  # (the bidding ends at the dealer's bid)
+            raise ValueError(f"state_from_deal: the dealer must be a seat 0-3, got {dealer!r}")
         parsed = [parse_cards(h) if isinstance(h, str) else tuple(h) for h in hands]
         if len(parsed) != NUM_SEATS or any(len(h) != HAND_SIZE for h in parsed):
             raise ValueError("state_from_deal needs 4 hands of 13 cards")
