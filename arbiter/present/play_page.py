@@ -52,7 +52,7 @@ from arbiter.person.tables import (DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFA
                                    table_games)
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
-from cardarena.games.options import type_hints
+from cardarena.games.options import EMPTY, type_hints
 from cardarena.records import clip, number
 
 log = logging.getLogger(__name__)
@@ -331,7 +331,7 @@ def _given_options(game: str, form: dict[str, list[str]]) -> dict[str, str]:
         if not value:
             if name not in defaults or base[name] == defaults[name]:
                 continue
-            value = "" if defaults[name] == "(empty)" else defaults[name]  # (an empty list is written as nothing)
+            value = "" if defaults[name] == EMPTY else defaults[name]  # (an empty list is written as nothing)
         if base.get(name) != value:
             out[name] = value
     return out

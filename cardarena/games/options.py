@@ -186,6 +186,10 @@ def _type_text(tp: Any) -> str:
     return {bool: "bool", int: "int", float: "number", str: "text"}.get(tp, getattr(tp, "__name__", str(tp)))
 
 
+#: An empty set option as shown and as read (``-o wild_excluded_ranks=(empty)``, or nothing after the =).
+EMPTY = "(empty)"
+
+
 def _value_text(value: Any) -> str:
     if value is None:
         return "none"
@@ -194,7 +198,7 @@ def _value_text(value: Any) -> str:
     if isinstance(value, enum.Enum):
         return str(value.value)
     if isinstance(value, frozenset):
-        return ",".join(sorted(map(str, value))) or "(empty)"
+        return ",".join(sorted(map(str, value))) or EMPTY
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -224,7 +228,7 @@ def option_specs(options_cls: type) -> list[OptionSpec]:
 def value_text(value: Any) -> str:
     """An option value as written on a command line (``true``, ``A,7``, ``unlimited``)."""
     if isinstance(value, (list, tuple)):
-        return ",".join(map(str, value)) or "(empty)"
+        return ",".join(map(str, value)) or EMPTY
     return _value_text(value)
 
 
@@ -311,7 +315,8 @@ def _coerce(tp: Any, raw: Any) -> Any:
     if origin is frozenset:
         (inner,) = typing.get_args(tp)
         if isinstance(raw, str):
-            raw = [p for p in raw.replace("{", "").replace("}", "").split(",") if p.strip()]
+            # "(empty)" is how the empty set is shown (``value_text``, `arbiter rules`): read back as written
+            raw = [] if raw.strip() == EMPTY else [p for p in raw.replace("{", "").replace("}", "").split(",") if p.strip()]
         return frozenset(_coerce(inner, r) for r in raw)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _coerce_enum(tp, raw)

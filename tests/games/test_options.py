@@ -109,3 +109,18 @@ def test_a_declared_range_is_the_one_source_of_rules_form_and_check():
     assert (players.min, players.max, players.range) == (2, 6, "from 2 to 6")
     with pytest.raises(ConfigError, match=r"option 'players': must be 2\.\.6, got 9"):
         get_game("spite-and-malice", {"players": 9})
+
+
+def test_an_empty_set_option_reads_back_as_arbiter_rules_shows_it():
+    """`arbiter rules spite-and-malice` shows wild_excluded_ranks' default as "(empty)", and
+    `-o wild_excluded_ranks=(empty)` was refused ("expected a rank"): what the help shows
+    is read back as written, as is nothing after the =."""
+    from cardarena.games import get_game
+    from cardarena.games.options import EMPTY, option_specs
+
+    cls = type(get_game("spite-and-malice")).Options
+    [spec] = [s for s in option_specs(cls) if s.name == "wild_excluded_ranks"]
+    assert spec.default == EMPTY
+    for text in (EMPTY, "", " (empty) "):
+        game = get_game("spite-and-malice", {"wild_excluded_ranks": text})
+        assert game.options.wild_excluded_ranks == frozenset(), text
