@@ -123,11 +123,6 @@ def serve(
         _run(fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
     if open_join and not is_loopback(host):
         _run(fail, "--open lets any bot in under any name: only on a loopback interface")
-    if spectator_delay is not None and spectator_delay < 60:
-        # every hand live (or nearly) to whoever holds the spectator token: as --open, said
-        err.print(f"[yellow]warning:[/] --spectator-delay {spectator_delay:g}: spectators who ask see every hand "
-                  f"{'as it is played' if spectator_delay == 0 else f'{spectator_delay:g} s behind play'}; give the "
-                  "spectator token to no one whose bot plays here", highlight=False, soft_wrap=True)
     _run(port_free, host, port)  # before gRPC tries it: its own log line would come first
     metrics_line = _run(start_metrics, metrics, say=False, own=("--port", port))  # said after the address, which comes first
     _run(_check_given_tokens, admin_token, spectator_token)

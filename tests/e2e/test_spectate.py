@@ -312,9 +312,6 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
     """With --spectator-delay, a hidden-cards watch gets every hand, that many seconds late."""
     s = start_serve("--spectator-delay", "1.5")
     try:
-        # so short a delay shows hands nearly live: the operator is warned whom not to give the token
-        said = " ".join(s.log.read_text().split())
-        assert "warning: --spectator-delay 1.5: spectators who ask see every hand 1.5 s behind play" in said, said
         names = ["d0", "d1"]
         for name in names:
             s.start_bot("heuristic", name)
