@@ -276,6 +276,33 @@ def test_case12_a_give_is_legal_exactly_when_it_is_two_held_cards():
     assert sum(Give(p) in legal for p in pairs) == len(legal) == 13 * 12 // 2
 
 
+def test_the_ended_games_seat_views_keep_the_exchanged_cards_between_the_partners():
+    """A seat's view of the ended game is what it is told at the end of a match whose deal
+    comes back (cardarena.disclosure.final_view: a running duplicate tournament, an arena
+    encounter), said to show nothing it could not see anyway. The cards one side exchanged
+    for a blind nil are seen by its two partners only (SpadesExchange.cards: "always empty
+    for everyone else"), and the hands as dealt (``record``) would tell them too: only the
+    spectator's view of the ended game, the whole deal, shows them."""
+    st = state(deal({0: "2C 3D"}), {"deals": 1})
+    bid_all(st, "3", "3", "blind_nil", "3")
+    first = next(a for a in st.legal_actions() if set(a.cards) == {C("2C"), C("3D")})
+    st.apply(first)
+    back = st.legal_actions()[-1]
+    st.apply(back)
+    given = [first.cards, back.cards]
+    while not st.is_terminal:
+        st.apply(st.legal_actions()[0])
+    whole = st.spectator_view()
+    assert [x.cards for x in whole.exchanges] == given and len(whole.record) == 1
+    for seat in (0, 2):  # the partners who exchanged them
+        assert [x.cards for x in st.view(seat).exchanges] == given
+    for seat in (1, 3):  # their opponents
+        view = st.view(seat)
+        assert [x.cards for x in view.exchanges] == [(), ()] and [x.done for x in view.exchanges] == [True, True]
+    for seat in range(4):
+        assert st.view(seat).record == (), f"seat {seat} is shown every hand as dealt"
+
+
 # ---- cases 13-20 end to end: seat i holds one whole suit ---------------------------------
 # Seat 0 (all spades) leads every trick and wins all 13, whatever the others play.
 

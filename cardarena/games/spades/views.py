@@ -202,8 +202,9 @@ class SpadesView:
         history: the summary of every finished deal, in order.
         winner: the winning side (0 = A, 1 = B) once the game is over; None while it
             runs and for a draw.
-        record: every deal's hands as dealt and its exchanges, once the game is over;
-            empty while it runs.
+        record: every deal's hands as dealt and its exchanges, in the spectator's view
+            once the game is over (the whole deal); empty while it runs and in a seat's
+            view (the hands as dealt would tell the cards another side exchanged).
     """
 
     seat: int | None
@@ -386,9 +387,13 @@ class SpadesViews:
             seen = cache.get(seat)
             if seen is not None:
                 return seen
-        over = self.phase is _GAME_OVER
+        # The cards go to the two partners only, even once the game is over: a seat's view
+        # of the ended game is all a seat of a closed match is told at its end (a twin
+        # seating deals the same cards again: cardarena.disclosure.final_view). Only the
+        # spectator's view of the ended game, the whole deal, shows everyone's.
+        whole = seat is None and self.phase is _GAME_OVER
         seen = cache[seat] = tuple(
-            _exchange_info(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
+            _exchange_info(g, r, c is not None, c if c is not None and (whole or seat in (g, r)) else ())
             for g, r, c in self.exchanges
         )
         return seen
@@ -398,9 +403,11 @@ class SpadesViews:
         # field): a copy of the shared fields plus the seat's own, the same values.
         d = (self._view_cache or self._public()).copy()
         d["seat"] = seat
-        if seat is not None and self.sees[seat]:
-            d["hand"] = tuple(self.hands[seat])
-            d["hand_visible"] = True
+        if seat is not None:
+            d["record"] = ()  # every hand as dealt tells the exchanged cards: the spectator's alone
+            if self.sees[seat]:
+                d["hand"] = tuple(self.hands[seat])
+                d["hand_visible"] = True
         if self.exchanges:
             d["exchanges"] = self._exchanges_for(seat)
         view = _new(SpadesView)
