@@ -22,7 +22,8 @@ stored.
 
 **The end of a match** (``final_view``): the engine's spectator view of an ended game is
 the whole deal (Spite and Malice: every hand, pay-off pile and the stock; Spot: the unused
-stock; Spades has played every card by then). A seat receives it only if the match is
+stock; Spades, whose cards are all played by then: every hand as dealt and the cards each
+side exchanged for a blind nil). A seat receives it only if the match is
 open. In a closed one each seat receives its own view of the ended game
 (``State.view(seat)``), which shows nothing it could not see anyway, and a spectator none:
 the same cards come back in a twin seating still to be played. A match cut short (a
