@@ -98,7 +98,7 @@ def serve(
     open_join: Annotated[bool, typer.Option("--open", help="Let any bot join under any name without a token (loopback only; trusted local use).")] = False,
     admin_token: Annotated[Optional[str], typer.Option(help="Use this admin token (Matches; all of Bots) instead of the stored one (env ARENA_ADMIN_TOKEN).", envvar="ARENA_ADMIN_TOKEN")] = None,
     spectator_token: Annotated[Optional[str], typer.Option("--spectator-token", help="Use this spectator token instead of the stored one (env ARENA_SPECTATOR_TOKEN).", envvar="ARENA_SPECTATOR_TOKEN")] = None,
-    spectator_delay: Annotated[Optional[float], typer.Option("--spectator-delay", help="Seconds after which spectators who ask may see every hand (default: hidden cards only once a match is over).")] = None,
+    spectator_delay: Annotated[Optional[float], typer.Option("--spectator-delay", help="Seconds after which spectators who ask may see every hand, each deal's once that deal is over (default: hidden cards only once a match is over).")] = None,
     bots_db: Annotated[Optional[str], typer.Option("--bots-db", help="Serve the Bots service (remote submission, author tokens) over the registry of this store file.")] = None,
     tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate chain: serve TLS (bots then pass --tls-ca).")] = None,
     tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,

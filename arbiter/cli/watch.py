@@ -3,7 +3,7 @@
     arbiter watch --list                      # matches running (and recently finished)
     arbiter watch                             # the newest running match, or the next one
     arbiter watch 9f3a1c2b --server host:50051
-    arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
+    arbiter watch 9f3a1c2b --hidden-cards     # every hand, each deal once over (needs --spectator-delay)
     arbiter watch --server 127.0.0.1:41234 --token T   # a tournament run prints its address and token
     arbiter watch --db arena.sqlite           # the tournament or ladder running from that store on this machine
     arbiter watch --server host:50051 --tls-ca ca.pem   # an arbiter that serves TLS (arbiter serve --tls-cert)
@@ -66,7 +66,7 @@ def _seat_views(hands: Any) -> tuple:
 def watch(
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
     server: ServerOpt = None,
-    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, delayed (only if the arbiter runs with --spectator-delay).")] = False,
+    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only if the arbiter runs with --spectator-delay).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,

@@ -7,8 +7,11 @@ The full deal arrives with the last frame, once the match is over.
 
 An arbiter may also be given a spectator delay (``SpectatorHub(delay=30)``, ``arbiter
 serve --spectator-delay 30``). Then a watcher may ask for hidden cards: it receives every
-frame ``delay`` seconds after the move, with every seat's hand, so that what it sees is
-stale by the time anyone could relay it to a bot. Without a delay, hidden cards are
+frame with every seat's hand once the deal it shows is over (``Platform.deal_of``: a later
+frame shows another deal, or the match ended), and no sooner than ``delay`` seconds after
+the move, so that what it sees is stale by the time anyone could relay it to a bot. A
+delay alone would not make it so: a Spades hand shown 30 s late, less the cards played
+since (which every seat sees), is the hand held now. Without a delay, hidden cards are
 refused (FAILED_PRECONDITION). The hands are the engine's: the runner hands a delayed
 hub's feed every seat's ``State.view(seat)`` (``MatchObserver.sees_hands``); the hub keeps
 no game of its own. Everything else of a frame is the engine's too: the spectator view,
@@ -33,7 +36,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from cardarena.wire import codec as convert
 from cardarena.games import Action, Event, Game, GameError
@@ -57,6 +60,8 @@ class LiveMatch:
     #: of them (``more``), so that a frame no one waits for costs no Event.
     changed: asyncio.Event | None = None
     steps: int = 0  # the StepFrames among ``frames``, counted as they are pushed (each step reads it)
+    #: Which deal a frame's view is of (the game's ``Platform.deal_of``); None: one deal.
+    deal_of: Callable[[Any], int] | None = None
 
     def push(self, frame: Frame) -> None:
         if isinstance(frame, StepFrame):
@@ -157,18 +162,22 @@ class SpectatorHub:
         """Every frame of ``live`` from the start, then new ones as they come, to the end.
 
         Public frames carry no hands. With ``hidden_cards`` (only on a hub with a delay),
-        each frame is released ``delay`` seconds after it happened and keeps the hands.
+        each frame keeps the hands and is released once its deal is over (``_deal_over``),
+        no sooner than ``delay`` seconds after it happened.
         """
         if hidden_cards and self.delay is None:
             raise HiddenCardsRefused(
                 "this arbiter shows hidden cards only after a match ends; start it with --spectator-delay SECONDS"
             )
         i = 0
+        shown_until = 0  # the frames before this one are of deals already over
         while True:
             if i < len(live.frames):
                 t, frame = live.frames[i]
                 i += 1
                 if hidden_cards:
+                    if i - 1 >= shown_until and not isinstance(frame, OverFrame):
+                        shown_until = await _deal_over(live, i - 1)
                     wait = t + self.delay - time.monotonic()
                     if wait > 0:
                         await asyncio.sleep(wait)
@@ -185,6 +194,25 @@ class SpectatorHub:
             if not live.running:
                 return  # ended without an OverFrame (should not happen); stop cleanly
             await live.more()
+
+
+async def _deal_over(live: LiveMatch, i: int) -> int:
+    """Wait until the deal of ``live.frames[i]`` is over: a later frame is of another deal
+    (``LiveMatch.deal_of``) or ends the match, or the match stopped. Its hands tell where
+    the deal's cards are until then, however late they are shown. Returns the index of
+    that later frame (every frame before it is of a deal that is over)."""
+    deal_of = live.deal_of
+    deal = deal_of(live.frames[i][1].view) if deal_of is not None else None
+    j = i + 1
+    while True:
+        for j in range(j, len(live.frames)):
+            later = live.frames[j][1]
+            if isinstance(later, OverFrame) or (deal_of is not None and deal_of(later.view) != deal):
+                return j
+        j = len(live.frames)
+        if not live.running:
+            return j
+        await live.more()
 
 
 def _replace(frame: Any, **kw: Any) -> Any:
@@ -225,7 +253,8 @@ class _Feed(MatchObserver):
         except GameError:
             log.exception("spectator feed of match %s could not be built", match_id)
         self.t0 = time.monotonic()
-        self.live = LiveMatch(match_id, game, tuple(seat_names), time.time())
+        self.live = LiveMatch(match_id, game, tuple(seat_names), time.time(),
+                              deal_of=self.game.platform.deal_of if self.game is not None else None)
         self.live.push(HeaderFrame(match_id, game, tuple(seat_names), self.live.started, spectator_view,
                                    self._hands(seat_views)))
         self.hub._open(self.live)

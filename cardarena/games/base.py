@@ -301,6 +301,12 @@ class Platform:
             outcomes still possible); the analysis's "fine" bounds a difference it has not
             seen by it (``arbiter.analysis.values``, ``RARE``). None: by the largest
             difference of values seen so far (the decision's spread).
+        deal_of: ``deal_of(view)``: which deal of the match ``view`` (a spectator's) is of
+            (Spades' deal, Spot's hand, Spite and Malice's game of a series). A hand seen
+            in a deal tells where its cards are until that deal ends, however late it is
+            shown (less the cards played since, which every seat sees): the spectator hub
+            shows a frame's hands only once its deal is over (``arbiter.spectating.hub``).
+            None: the match is one deal (hands only once it is over).
     """
 
     seats: tuple[int, int]
@@ -312,6 +318,7 @@ class Platform:
     value_fine: float | None = None
     same_play: Callable[[Any, Any, Any], Hashable] | None = None
     value_stake: Callable[[Any, Any], float] | None = None
+    deal_of: Callable[[Any], int] | None = None
 
 
 class Game(abc.ABC):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Sequence
 
 from ..base import Action, ConfigError, Game, InvalidActionError, Platform
@@ -198,6 +199,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_fine=1.0,  # nothing better by a point, a bag: docs/analysis.md, method 13
         same_play=same_play,  # touching cards: docs/analysis.md, method 14
         value_stake=stake,
+        deal_of=operator.attrgetter("deal"),
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
@@ -156,6 +157,7 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         value_reference="search",
         value_unit="pay-off cards",
         same_play=same_play,  # alike cards, piles and stacks: docs/analysis.md, method 14
+        deal_of=operator.attrgetter("game_number"),  # a series' next game is dealt afresh
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

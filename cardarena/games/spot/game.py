@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import re
 from fractions import Fraction
 from typing import Sequence
@@ -99,6 +100,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_reference="search",
         value_unit="units",
         value_fine=0.0,  # no better play at all: docs/analysis.md, method 12
+        deal_of=operator.attrgetter("hand_number"),
     )
 
     def validate(self) -> None:

@@ -12,6 +12,7 @@ hidden-cards watcher, and never to a public one.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -137,3 +138,44 @@ def test_a_watcher_waiting_for_the_next_match_gets_it_even_if_it_is_over_already
         return await waiter
 
     assert asyncio.run(main()).match_id == "m"
+
+
+def test_a_delayed_watcher_sees_a_deals_hands_only_once_that_deal_is_over():
+    """A delay alone keeps nothing stale: a Spades hand 30 s old, less the cards played
+    since (public, and seen by every seat), is the hand held now, and Spot's and Spite and
+    Malice's keep most of their cards. So a hidden-cards watcher of a running match gets a
+    frame only once the deal it shows is over (a later frame shows another deal, or the
+    match ended), and no sooner than the delay after it."""
+    hub = SpectatorHub(delay=0)
+    config = MatchConfig("spades", seed=8, options={"deals": 2}, match_id="m", disclosure=disclosure.OPEN)
+    _, done, _ = play(hub, config, 4)
+    frames = done.frames
+    deals = [f.view.deal for _, f in frames[:-1]]
+    second = deals.index(2)  # the first frame of deal 2 (the step that ended deal 1 dealt it)
+
+    def running(upto: int):
+        """The match as it stood with its first ``upto`` frames, still being played."""
+        live = dataclasses.replace(done, frames=list(frames[:upto]), running=True, changed=None)
+        hub.matches["m"] = live
+        return live
+
+    async def released(live) -> list:
+        got = []
+
+        async def follow():
+            async for f in hub.follow(live, hidden_cards=True):
+                got.append(f)
+
+        task = asyncio.ensure_future(follow())
+        await asyncio.sleep(0.2)  # (no delay: a frame that may be shown is shown at once)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        return got
+
+    assert asyncio.run(released(running(second - 5))) == []  # deal 1 in play: none of its hands
+    got = asyncio.run(released(running(second + 3)))  # deal 2 in play: deal 1's frames, not deal 2's
+    assert len(got) == second and {f.view.deal for f in got} == {1} and all(f.hands for f in got)
+    assert len(asyncio.run(released(running(len(frames))))) == len(frames)  # over: everything
