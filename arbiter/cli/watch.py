@@ -102,6 +102,9 @@ def watch(
         out.print(table if matches else "no matches running or recently finished")
         return
 
+    if hidden_cards:  # the hub holds each frame until its deal is over: say why nothing shows yet
+        out.print("every hand is shown deal by deal, each deal once it is over (and at least the arbiter's "
+                  "spectator delay late): nothing shows while the first deal is played", highlight=False, markup=False)
     live_display = sys.stdout.isatty()
     header: HeaderFrame | None = None
     lines: list[Text] = []
@@ -111,7 +114,8 @@ def watch(
             for frame in follow(server, match_id or "", hidden_cards, token, ca):
                 if isinstance(frame, HeaderFrame):
                     header = frame
-                    delay = f", {frame.delay_ms / 1000:g} s late, every hand shown" if frame.delay_ms else ", live, public cards only"
+                    delay = (f", every hand shown, each deal once it is over and at least {frame.delay_ms / 1000:g} s late"
+                             if hidden_cards else ", live, public cards only")
                     out.print(f"[bold]{escape(frame.game)} match {escape(frame.match_id)}[/]: {escape(', '.join(frame.seat_names))}{delay}")  # what the server says: text
                     view, hands, title = frame.view, frame.hands, "the deal"
                 elif isinstance(frame, StepFrame):
