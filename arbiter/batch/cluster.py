@@ -219,7 +219,7 @@ def local_spec(ref: BotRef) -> str:
         try:
             files = _read_dir(folder)
         except OSError as exc:
-            raise ClusterError(f"bot {ref.name} ({ref.source}): {exc} on this worker (is the registry on a shared path?)") from None
+            raise ClusterError(f"bot {ref.name} ({ref.source}): {exc} (is the registry on a shared path?)") from None
         got = Submission(files, ref.entry).content_hash
         if got != ref.content_hash:
             raise ClusterError(f"bot {ref.name} ({ref.source}): the copy at {folder} hashes to {got[:12]}, "
@@ -314,9 +314,9 @@ class _WorkerArbiter:
                                transport=job.transport)
                 try:
                     await host.start()
-                except BotStartError as exc:
+                except BotStartError:
                     await host.stop()
-                    raise BotStartError(f"{exc} (on this worker)") from None
+                    raise
                 hosted = self.hosts[key] = _Hosted(host)
         return hosted
 
@@ -387,9 +387,29 @@ def run_match_task(job: MatchJob) -> tuple[str, dict[str, str]]:
     """
     mine = _own_fingerprint()
     if job.fingerprint != mine:
-        raise ClusterError(f"this worker runs other Card Arena code than the driver (code fingerprint {mine[:12]}, "
-                           f"driver {job.fingerprint[:12]}); install the same version on every worker")
-    return _arena().play(job)
+        raise ClusterError(f"{_this_worker()} runs other Card Arena code than the driver (code fingerprint {mine[:12]}, "
+                           f"driver {job.fingerprint[:12]}); install the same version on every worker and restart it")
+    try:
+        return _arena().play(job)
+    except BotStartError as exc:
+        # The driver sees the error, not where it happened: a bot whose package one machine
+        # lacks, or a registry not mounted there, is fixed on that machine, so name it.
+        raise BotStartError(f"{exc} (on {_this_worker()})", exc.stderr) from None
+    except ClusterError as exc:
+        raise ClusterError(f"{exc} (on {_this_worker()})") from None
+
+
+def _this_worker() -> str:
+    """This Dask worker as its organiser knows it: its ``--name`` and address ("this worker"
+    when not run by one: a test calling the task directly)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return "this worker"
+    name, address = str(worker.name), str(worker.address)
+    return f"worker {address}" if name in ("", "None", address) else f"worker {name} ({address})"
 
 
 # --------------------------------------------------------------------------------------

@@ -405,3 +405,36 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
     assert kinds == {"rewrite": [], "hard-exit": ["disconnect"], "base-exc": ["crash"], "cancelled": ["crash"],
                      "slow-start": ["timeout"], "recursion": []}, kinds
     assert 999.0 not in played["rewrite"].outcome.scores  # the stored result is the referee's, not the bot's
+
+
+@ON_THE_CLUSTER
+def test_a_worker_that_cannot_play_a_match_is_named_in_the_error(cluster, monkeypatch):
+    """What a worker refuses is fixed on that machine (a bot's package it lacks, other Card
+    Arena code): the driver's error names the worker, not "this worker", which on the
+    driver's screen meant no machine in particular."""
+    import arbiter.batch.cluster as cl
+    from distributed import Client
+
+    from arbiter.batch.engine import play_batch
+    from arbiter.batch.plan import PlannedMatch
+    from cardarena.records import MatchConfig
+
+    with Client(cluster.address) as client:
+        (worker,) = client.scheduler_info()["workers"]
+    plan = [PlannedMatch(0, MatchConfig(game="spades", seed=1, options={"deals": 1}), ("random", "absent") * 2)]
+
+    def play(refs) -> str:
+        async def go() -> None:
+            async for _ in play_batch(plan, cl.OnCluster(cluster.address, refs, "named")):
+                pass
+
+        with pytest.raises(ClusterError) as exc:
+            asyncio.run(go())
+        return str(exc.value)
+
+    refs = bot_refs(("random", "no_such_module_anywhere:Bot"), ("random", "absent"), None)
+    error = play(refs)
+    assert "cannot import module 'no_such_module_anywhere'" in error and f"(on worker {worker})" in error, error
+    monkeypatch.setattr(cl, "code_fingerprint", lambda: "0" * 64)  # the driver's code, as another version's
+    error = play(refs)
+    assert f"worker {worker} runs other Card Arena code than the driver" in error, error
