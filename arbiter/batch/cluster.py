@@ -492,6 +492,12 @@ class OnCluster:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - name the match and the cause
+            if getattr(exc, "reason", "") == "scheduler-connection-lost" or self._client.status not in ("running", "newly-created"):
+                # Dask's own words ("re-run your work") say neither what was lost nor that
+                # nothing finished is: every record that arrived is already saved
+                raise ClusterError(f"cluster: lost the connection to the Dask scheduler at {self.address} (stopped, or "
+                                   f"unreachable) while match {match.key} was playing; the matches already finished are "
+                                   "kept: once the scheduler is back, the same command plays the rest") from None
             hint = ""
             if type(exc).__name__ == "KilledWorker":
                 hint = " (every worker that ran it died: a bot exhausting the machine's memory?)"
@@ -505,8 +511,26 @@ class OnCluster:
 
     async def close(self) -> None:
         if self._client is not None:
-            await self._client.close()
-            self._client = None
+            client, self._client = self._client, None
+            if client.status == "running":
+                await client.close()
+                return
+            # A client that lost its scheduler is still trying to reconnect; closing it
+            # cancels that, which Dask logs as an ERROR with a traceback of its own, after
+            # the one clear error this batch already raises
+            quiet = _Silence()
+            logging.getLogger("distributed.client").addFilter(quiet)
+            try:
+                await client.close()
+            finally:
+                logging.getLogger("distributed.client").removeFilter(quiet)
+
+
+class _Silence(logging.Filter):
+    """Drops every record: Dask's client logging its own closing (``OnCluster.close``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
 
 
 # --------------------------------------------------------------------------------------

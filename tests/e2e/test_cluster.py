@@ -438,3 +438,29 @@ def test_a_worker_that_cannot_play_a_match_is_named_in_the_error(cluster, monkey
     monkeypatch.setattr(cl, "code_fingerprint", lambda: "0" * 64)  # the driver's code, as another version's
     error = play(refs)
     assert f"worker {worker} runs other Card Arena code than the driver" in error, error
+
+
+def test_a_scheduler_stopped_mid_run_is_one_clear_error_and_the_stored_matches_resume(tmp_path):
+    """The scheduler gone mid-tournament (stopped, its machine down): one error saying so and
+    how to go on, not Dask's "re-run your work" under a traceback of its client's reconnection;
+    the matches stored before are kept, and the run resumes from them (here in process: where it runs may change)."""
+    db = tmp_path / "arena.sqlite"
+    slow = Path(__file__).with_name("slowbot.py")  # a few ms a decision: the run lasts past the kill
+    command = [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,{slow}",
+               "-o", "deals=1", "--deals", "6", "--seed", "4", "--name", "gone", "--db", str(db), "--quiet"]
+    with LoopbackCluster(workers=1) as cluster:
+        run = subprocess.Popen([*command, "--cluster", cluster.address], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 90
+        while not _stored(db, "gone") and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cluster.scheduler.kill()
+        _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 2, stderr
+    assert f"lost the connection to the Dask scheduler at {cluster.address}" in stderr, stderr
+    assert "the same command plays the rest" in stderr and "Traceback" not in stderr, stderr
+    kept = _stored(db, "gone")
+    assert 1 <= len(kept) < 12 and len(set(kept)) == len(kept)
+    again = subprocess.run([*command, "--transport", "inproc"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert sorted(_stored(db, "gone")) == list(range(12))
