@@ -124,6 +124,11 @@ def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, 
     assert {e.name: e.version for e in entrants} == {"random": "1.0", "heuristic": "1.0", good: "2.1"}
     for row in rows:
         assert verify_record(row.record()) == row.outcome
+    # the driver hands a match out only while its bots play no other match of its deal, on
+    # the cluster too (two seatings at once on the worker's two threads, else)
+    spans = [(r.record().seed, set(r.seats), r.record().started, r.record().started + r.record().seconds) for r in rows]
+    assert [(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]
+            if a[0] == b[0] and a[1] & b[1] and a[2] < b[3] - 1e-3 and b[2] < a[3] - 1e-3] == []
     # the registered bot was shipped and ran from a copy the workers checked against its hash
     ref = bot_refs((good,), (good,), db)[good]
     assert ref.kind == "files" and sorted(p.name for p in (cache / ref.content_hash).iterdir()) == ["bot.py", "helper.py"]
