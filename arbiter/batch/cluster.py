@@ -264,9 +264,11 @@ def _remove(path: Path) -> None:
 
 @dataclass(eq=False)
 class _Hosted:
-    """The bot processes of one tournament's bots on this worker, and when they were last used."""
+    """The bot processes of one tournament's bots on this worker, and when they were last used;
+    ``refs``: the ``BotRef.key`` of each bot it hosts, by name."""
 
     host: BotHost
+    refs: dict[str, str] = field(default_factory=dict)
     in_use: int = 0
     last_used: float = field(default_factory=time.monotonic)
 
@@ -299,16 +301,25 @@ class _WorkerArbiter:
         return asyncio.run_coroutine_threadsafe(self._play(job), self.loop).result()
 
     async def _host(self, job: MatchJob) -> _Hosted:
-        """The host of ``job``'s bots: one per tournament, bot set, seat shape, isolation
-        and transport (the batch's: ``--transport grpc`` or the local channel, the default). A worker plays "deal" as "match" (the safe side): its processes may
-        serve several tournaments' deals, which it cannot tell apart."""
+        """The host of ``job``'s bots: one per run of a batch, seat shape, isolation and
+        transport (the batch's: ``--transport grpc`` or the local channel, the default),
+        which the bots of each match join as they first come to this worker
+        (``BotHost.add``): one set of spares per bot, not one per pairing. A worker plays
+        "deal" as "match" (the safe side): its processes may serve several tournaments'
+        deals, which it cannot tell apart."""
         isolation = "shared" if job.isolation == "shared" else "match"
         copies = max(job.seats.count(n) for n in set(job.seats))
-        key = (job.tournament, isolation, copies, job.transport, tuple(sorted(r.key for r in job.bots)))
+        key = (job.tournament, isolation, copies, job.transport)
         async with self._creating:
             hosted = self.hosts.get(key)
+            known = hosted.refs if hosted is not None else {}
+            clash = [r.name for r in job.bots if known.get(r.name, r.key) != r.key]
+            if clash:  # one run names each bot once; another run has a token of its own
+                raise ClusterError(f"match {job.idx}: bots {clash} differ from those of the same name in this batch's "
+                                   "earlier matches")
+            joining = [r for r in job.bots if r.name not in known]
+            sources = {r.name: await asyncio.to_thread(local_spec, r) for r in joining}
             if hosted is None:
-                sources = {r.name: await asyncio.to_thread(local_spec, r) for r in job.bots}
                 host = BotHost(self.server.hub, self.server.address, sources, isolation=isolation, copies=copies,
                                processes=copies, warm=1, max_restarts=job.max_restarts, connect_timeout=CONNECT_TIMEOUT,
                                transport=job.transport)
@@ -318,6 +329,9 @@ class _WorkerArbiter:
                     await host.stop()
                     raise
                 hosted = self.hosts[key] = _Hosted(host)
+            elif sources:
+                await hosted.host.add(sources)
+            hosted.refs.update((r.name, r.key) for r in joining)
         return hosted
 
     async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
@@ -480,12 +494,12 @@ class OnCluster:
         missing = [n for n in dict.fromkeys(match.seats) if n not in self.refs]
         if missing:
             raise ClusterError(f"match {match.key}: no bot reference for seats {missing}")
-        return MatchJob(self.key, match.key, match.config, match.seats, tuple(self.refs[n] for n in dict.fromkeys(match.seats)),
+        return MatchJob(f"{self.key}-{self._run}", match.key, match.config, match.seats, tuple(self.refs[n] for n in dict.fromkeys(match.seats)),
                         self._fingerprint, self.max_restarts, self.isolation, self.transport)
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
         job = self.job(match)
-        future = self._client.submit(run_match_task, job, key=f"arena-match-{job.tournament}-{job.idx}-{self._run}",
+        future = self._client.submit(run_match_task, job, key=f"arena-match-{self.key}-{job.idx}-{self._run}",
                                      pure=False)
         try:
             record_json, reported = await future

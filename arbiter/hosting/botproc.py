@@ -490,10 +490,48 @@ class BotHost:
 
     async def start(self) -> dict[str, Session]:
         """Launch every bot's first process(es); their sessions by bot name."""
+        return await self._start(list(self.sources))
+
+    async def add(self, sources: Mapping[str, str]) -> dict[str, Session]:
+        """Bots joining a started host, started as ``start`` starts the first ones; their
+        sessions by name (a bot already here is left as it is).
+
+        Why: a cluster worker meets a tournament's bots match by match. One host for all of
+        them keeps one set of spares (or of shared processes) per bot, where a host per
+        pairing kept one per pairing: hundreds of idle processes on each worker of a large
+        round-robin. BotStartError if one does not connect: the bots of this call are then
+        stopped and forgotten, the others play on."""
+        new = {n: spec for n, spec in sources.items() if n not in self.sources}
+        for n, spec in new.items():
+            self.sources[n] = spec
+            self._ready[n] = collections.deque()
+            self._restarts[n] = 0
+            self._idle[n] = []
+            if self._left is not None:
+                self._left[n] = 0
+        try:
+            return await self._start(list(new))
+        except BaseException:
+            await self._drop(list(new))
+            raise
+
+    async def _drop(self, names: Sequence[str]) -> None:
+        """Stop and forget the bots ``names`` (their start failed in ``add``)."""
+        tasks = [t for n in names for t in self._ready.pop(n, ())]
+        for t in tasks:
+            t.cancel()
+        started = [bp for bp in await asyncio.gather(*tasks, return_exceptions=True) if isinstance(bp, BotProcess)]
+        procs = started + [bp for bp in self.pool.procs.values() if bp.name in names and bp not in started]
+        await asyncio.to_thread(self._retire_all, procs)
+        for n in names:
+            for table in (self.sources, self._restarts, self._idle, self._replaced, self._left or {}):
+                table.pop(n, None)
+
+    async def _start(self, names: Sequence[str]) -> dict[str, Session]:
         first: dict[str, BotProcess] = {}
         if self.isolation == "shared":
             for slot in range(self._slots):
-                for n in self.sources:
+                for n in names:
                     bp = self._launch(n, f"{n}#{slot}")
                     first.setdefault(n, bp)
             await self.pool.wait_connected(self.connect_timeout)
@@ -501,11 +539,11 @@ class BotHost:
             # match isolation keeps a spare for every seat in flight; deal isolation reuses
             # processes, so one match's worth is started ahead and the rest on demand
             ahead = self.copies * (self.warm if self.isolation == "match" else 1)
-            for n in self.sources:
+            for n in names:
                 spares = ahead if self._left is None or self.isolation != "match" else max(1, min(ahead, self._left[n]))
                 for _ in range(spares):
                     self._ready[n].append(asyncio.ensure_future(self._fresh(n)))
-            for n in self.sources:
+            for n in names:
                 first[n] = await self._ready[n][0]
             log.info("bot processes (%s isolation): %s", self.isolation, self.process_start)
         sessions = {}

@@ -176,3 +176,32 @@ def test_a_stopped_processs_launch_token_is_no_longer_accepted():
     live, gone, kept = asyncio.run(main())
     assert live == ["this token is already in use by another connection"] * 4  # known while its process plays
     assert gone == [(None, "token not accepted")] * 4 and not kept
+
+
+def test_bots_join_a_started_host_and_one_that_cannot_start_is_dropped_alone():
+    """``BotHost.add`` (a cluster worker's host meets its run's bots match by match): a bot
+    that does not start is stopped and forgotten with its error, the bots already there play
+    on, and the bot added after plays at once."""
+    from arbiter.hosting.botproc import BotStartError
+
+    async def main():
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"random": "random"}, isolation="match", copies=2)
+        try:
+            await host.start()
+            with pytest.raises(BotStartError, match="no_such_module_xyz"):
+                await host.add({"greedy": "greedy", "broken": "no_such_module_xyz:Bot"})
+            after_failure = sorted(host.sources), sorted({bp.name for bp in host.pool.procs.values()})
+            sessions = await host.add({"greedy": "greedy", "random": "greedy"})  # a bot already here is left as is
+            lease, seats = await host.lease(["random", "greedy", "random", "greedy"])
+            names = [s.bot_name for s in seats]
+            host.release(lease)
+            return after_failure, sorted(sessions), host.sources, names, all(not s.closed for s in seats)
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    after_failure, added, sources, names, live = asyncio.run(main())
+    assert after_failure == (["random"], ["random"])
+    assert added == ["greedy"] and sources == {"random": "random", "greedy": "greedy"}
+    assert names == ["random", "greedy", "random", "greedy"] and live
