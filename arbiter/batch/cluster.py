@@ -60,6 +60,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a worker waits for a bot process to connect to its arbiter.
 CONNECT_TIMEOUT = 60.0
+#: Seconds between the driver's looks at the scheduler's workers (``OnCluster._watch_workers``).
+WATCH_SECONDS = 1.0
 #: A bot process unused this long on a worker is stopped (``ARENA_CLUSTER_BOT_IDLE``).
 BOT_IDLE_SECONDS = float(os.environ.get("ARENA_CLUSTER_BOT_IDLE", "300"))
 
@@ -465,6 +467,7 @@ class OnCluster:
         self.concurrency = 64
         self.versions: dict[str, str] = {}
         self._client: Any = None
+        self._watch: asyncio.Task | None = None
         self._run = secrets.token_hex(4)
         self._fingerprint = ""
 
@@ -481,13 +484,46 @@ class OnCluster:
             raise ClusterError(f"cluster: cannot reach the Dask scheduler at {self.address}: {exc}") from None
         self._client = client
         self._fingerprint = await asyncio.to_thread(code_fingerprint)
-        threads = sum((await client.nthreads()).values())
+        workers = await client.nthreads()
+        threads = sum(workers.values())
         if threads == 0:
             log.warning("the scheduler at %s has no workers yet; matches wait until one joins", self.address)
         log.info("cluster %s: %d worker threads", self.address, threads)
         # Tasks in flight: each carries its bots' files, so a long batch is not all held
         # by the scheduler at once.
         self.concurrency = max(64, 4 * threads)
+        self._watch = asyncio.create_task(self._watch_workers(set(workers)))
+
+    async def _watch_workers(self, known: set[str]) -> None:
+        """Say when workers leave (``WATCH_SECONDS`` apart): their unreturned matches run
+        again on the others, and with none left the run waits for one to join, which
+        without a word looked like a hang."""
+        names = self._worker_names()
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            try:
+                now = set(await self._client.nthreads())
+            except Exception:  # noqa: BLE001 - the scheduler lost: the matches under way say so
+                return
+            for address in sorted(known - now):
+                log.warning("worker %s left the cluster; the matches it had not returned run again on the others",
+                            names.get(address, address))
+            if known and not now:
+                log.warning("no workers left on the cluster at %s: the matches wait until one joins "
+                            "(dask worker %s)", self.address, self.address)
+            for address in sorted(now - known):
+                log.info("worker %s joined the cluster", address)
+            known = now
+            names.update(self._worker_names())
+
+    def _worker_names(self) -> dict[str, str]:
+        """Each known worker's address -> how to name it (``--name`` and address), from the
+        client's cached view of the scheduler."""
+        try:
+            workers = self._client.scheduler_info().get("workers", {})
+        except Exception:  # noqa: BLE001 - a name is a nicety
+            return {}
+        return {a: (f"{w['name']} ({a})" if str(w.get("name", a)) not in ("", a) else a) for a, w in workers.items()}
 
     def job(self, match: PlannedMatch) -> MatchJob:
         """The task of one match."""
@@ -524,6 +560,10 @@ class OnCluster:
         return MatchRecord.from_json(record_json)
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            await asyncio.gather(self._watch, return_exceptions=True)
+            self._watch = None
         if self._client is not None:
             client, self._client = self._client, None
             if client.status == "running":

@@ -502,3 +502,28 @@ def test_a_worker_hosts_a_tournaments_bots_once_not_once_per_pairing(tmp_path, c
             time.sleep(0.2)
     assert [bots for bots, _ in mine] == [sorted(names)]
     assert len(procs) <= 2 * len(names), procs  # the Spades pair's two spares per bot, the matches over
+
+
+def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_join(tmp_path):
+    """A worker gone mid-run is said (its matches run again on the others); with none left
+    the run says it waits for one, where it used to wait without a word, a hang to its
+    organiser; a worker that joins then plays the rest, every match stored once."""
+    db = tmp_path / "arena.sqlite"
+    slow = Path(__file__).with_name("slowbot.py")
+    with LoopbackCluster(workers=2) as cluster:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,{slow}",
+             "-o", "deals=1", "--deals", "4", "--seed", "6", "--name", "left", "--db", str(db), "--quiet",
+             "--cluster", cluster.address], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 90
+        while not _stored(db, "left") and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for worker in cluster.workers:
+            worker.kill()
+        time.sleep(3)  # the driver's look at the workers, every second
+        cluster.add_worker()
+        _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 0, stderr
+    assert stderr.count("left the cluster; the matches it had not returned run again on the others") == 2, stderr
+    assert f"no workers left on the cluster at {cluster.address}: the matches wait until one joins" in stderr, stderr
+    assert sorted(_stored(db, "left")) == list(range(8))
