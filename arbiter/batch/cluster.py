@@ -356,6 +356,13 @@ class _WorkerArbiter:
             hosted.in_use -= 1
             hosted.last_used = time.monotonic()
 
+    async def end(self, run: str) -> None:
+        """Stop the hosts of the run ``run`` that no match uses (``end_run``)."""
+        async with self._creating:
+            for key in [k for k, h in self.hosts.items() if k[0] == run and not h.in_use]:
+                await self.hosts.pop(key).host.stop()
+                log.info("stopped the bot processes of the finished run %s", run)
+
     async def _reap(self) -> None:
         """Stop the hosts no match has used for BOT_IDLE_SECONDS."""
         while True:
@@ -415,6 +422,15 @@ def run_match_task(job: MatchJob) -> tuple[str, dict[str, str]]:
         raise ClusterError(f"{exc} (on {_this_worker()})") from None
 
 
+def end_run(run: str) -> None:
+    """The driver's run ``run`` (``MatchJob.tournament``) is over: stop its bot processes on
+    this worker now, not ``BOT_IDLE_SECONDS`` later. Why: an arena plays a run per
+    encounter, and each run's spares idle for minutes piled up on every worker. Run by
+    ``OnCluster.close`` on every worker (``Client.run``); returns at once."""
+    if _ARENA is not None:
+        asyncio.run_coroutine_threadsafe(_ARENA.end(run), _ARENA.loop)
+
+
 def _this_worker() -> str:
     """This Dask worker as its organiser knows it: its ``--name`` and address ("this worker"
     when not run by one: a test calling the task directly)."""
@@ -469,6 +485,8 @@ class OnCluster:
         self._client: Any = None
         self._watch: asyncio.Task | None = None
         self._run = secrets.token_hex(4)
+        #: this run of the batch on the workers (``MatchJob.tournament``: its bot processes)
+        self.run_key = f"{key}-{self._run}"
         self._fingerprint = ""
 
     async def open(self) -> None:
@@ -530,7 +548,7 @@ class OnCluster:
         missing = [n for n in dict.fromkeys(match.seats) if n not in self.refs]
         if missing:
             raise ClusterError(f"match {match.key}: no bot reference for seats {missing}")
-        return MatchJob(f"{self.key}-{self._run}", match.key, match.config, match.seats, tuple(self.refs[n] for n in dict.fromkeys(match.seats)),
+        return MatchJob(self.run_key, match.key, match.config, match.seats, tuple(self.refs[n] for n in dict.fromkeys(match.seats)),
                         self._fingerprint, self.max_restarts, self.isolation, self.transport)
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
@@ -567,6 +585,10 @@ class OnCluster:
         if self._client is not None:
             client, self._client = self._client, None
             if client.status == "running":
+                try:  # the workers stop this run's bot processes (a worker gone, or slow: its idle reaper does)
+                    await asyncio.wait_for(client.run(end_run, self.run_key, on_error="ignore"), 10)
+                except Exception:  # noqa: BLE001 - a courtesy to the workers, never the batch's error
+                    log.info("could not ask the workers to stop the bot processes of %s", self.run_key, exc_info=True)
                 await client.close()
                 return
             # A client that lost its scheduler is still trying to reconnect; closing it

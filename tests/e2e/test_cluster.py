@@ -472,36 +472,40 @@ def test_a_scheduler_stopped_mid_run_is_one_clear_error_and_the_stored_matches_r
 
 
 @ON_THE_CLUSTER
-def test_a_worker_hosts_a_tournaments_bots_once_not_once_per_pairing(tmp_path, cluster):
+def test_a_worker_hosts_a_runs_bots_once_and_stops_them_when_the_run_ends(tmp_path, cluster):
     """A worker meets a round-robin's bots match by match; they join one host of the run
     (``BotHost.add``), with one set of spares per bot. A host per pairing kept a set per
     pairing, idle after it: for 4 bots 24 processes where 8 do, for 20 bots 760 on every
-    worker (most of its memory, for nothing)."""
+    worker. And the run's end stops them (``end_run``), where they idled 5 minutes: an
+    arena, a run per encounter, piled them up."""
     from distributed import Client
 
     names = ("ra", "gr", "rb", "gb")
     spec = TournamentSpec(name="pairs", game="spades", bots=("ra=random", "gr=greedy", "rb=random", "gb=greedy"),
                           options={"deals": 1}, deals=1, seed=8, cluster=cluster.address)
-    rows, _, _ = run(tmp_path / "arena.sqlite", spec)
-    assert len(rows) == 12
 
     def hosts() -> list:
         from arbiter.batch import cluster as on_worker
 
         arena = on_worker._ARENA
-        return [(sorted(h.host.sources), sorted(bp.name for bp in h.host.pool.procs.values()))
-                for h in (arena.hosts.values() if arena else ())]
+        return [(sorted(h.host.sources), len(h.host.pool.procs)) for h in (arena.hosts.values() if arena else ())]
 
-    with Client(cluster.address) as client:
-        deadline = time.monotonic() + 20  # the ended matches' processes stop in the background
-        while True:
-            mine = [h for hs in client.run(hosts).values() for h in hs if set(h[0]) & set(names)]
-            procs = [p for _, ps in mine for p in ps]
-            if len(procs) <= 2 * len(names) or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-    assert [bots for bots, _ in mine] == [sorted(names)]
-    assert len(procs) <= 2 * len(names), procs  # the Spades pair's two spares per bot, the matches over
+    seen: list = []
+    with Client(cluster.address) as client, ThreadPoolExecutor(1) as pool:
+        played = pool.submit(run, tmp_path / "arena.sqlite", spec)
+        while not played.done():  # the worker's hosts of this run, looked at while it plays
+            seen.append([h for hs in client.run(hosts).values() for h in hs if set(h[0]) & set(names)])
+            time.sleep(0.1)
+        rows, _, _ = played.result()
+        deadline = time.monotonic() + 10  # the run's end, told to the worker, stops its processes
+        while (left := [h for hs in client.run(hosts).values() for h in hs if set(h[0]) & set(names)]) and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert len(rows) == 12
+    assert max(map(len, seen)) == 1, [s for s in seen if len(s) > 1][:1]  # one host at any time...
+    assert [h[0] for s in seen for h in s][-1] == sorted(names)  # ...which every bot joined
+    assert left == []
+
 
 
 def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_join(tmp_path):
