@@ -78,7 +78,7 @@ def tournament_run(
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings (their columns: arbiter standings --help)."""
     from arbiter.tournament.spec import spec_from_dict, spec_from_toml
-    from arbiter.tournament.run import load_standings, run_tournament, stored_tournament_spec
+    from arbiter.tournament.run import load_standings, run_tournament, stored_tournament_spec, tournament_where
 
     if resume is not None:  # what it plays is the store's: a setting given would be another tournament
         given = {"SPEC.toml": spec_file, "--game": game, "--bots": bots, "--format": format, "--challenger": challenger,
@@ -115,6 +115,7 @@ def tournament_run(
         given = {k: v for k, v in overrides.items() if v is not None}
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
     _run(spec.validate)
+    _run(tournament_where, spec, transport)  # inproc with a cluster: refused before the store is written
     if shared_bots and spec.cluster is None:  # taken, and nothing done with it
         _run(fail, "--shared-bots: only with a cluster (--cluster, or cluster in the spec), whose workers read the "
              "registry folder; without one, the bots run on this machine")

@@ -254,8 +254,7 @@ async def run_tournament(
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
     """
-    where = parse_where(transport, cluster=cluster or spec.cluster, bots=spec.bot_sources,
-                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
+    where = tournament_where(spec, transport, cluster)
     game = spec.validate()
     names = spec.bot_names
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
@@ -360,6 +359,15 @@ def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
         "planned": tour.planned, "played": tour.done, "finished": tour.finished is not None,
         "stopped_early": tour.stopped_early,
     }
+
+
+def tournament_where(spec: TournamentSpec, transport: str | Where | None, cluster: str | None = None) -> Where:
+    """Where a tournament's matches are played (``venue.parse_where``; ``cluster`` or the
+    spec's): VenueError for a transport it cannot be played on, such as inproc with a cluster.
+    Also what ``tournament run`` asks before it opens the store, so that a refused command
+    line writes nothing."""
+    return parse_where(transport, cluster=cluster or spec.cluster, bots=spec.bot_sources,
+                       allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
 
 
 def stored_tournament_spec(store: Store, name_or_id: str, **run: Any) -> TournamentSpec:

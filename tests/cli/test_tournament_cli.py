@@ -182,6 +182,8 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         (["--bot-processes", "4"], "bot_processes: 4 processes per bot are for shared isolation"),
         (["--no-duplicate", "--isolation", "match", "--bot-processes", "2"], "with match isolation"),
         (["--shared-bots"], "--shared-bots: only with a cluster"),
+        # a cluster's workers host every bot: refused before the store was written (it was after)
+        (["--cluster", "tcp://127.0.0.1:1"], "inproc cannot be used with a cluster"),
         # an empty partnership list played each bot with its copy without a word
         (["--teams", ","], "--teams: no partnership in ','"),
         (["--bots", ","], "--bots: no bot in ','"),
