@@ -564,8 +564,9 @@ class OnCluster:
                 # Dask's own words ("re-run your work") say neither what was lost nor that
                 # nothing finished is: every record that arrived is already saved
                 raise ClusterError(f"cluster: lost the connection to the Dask scheduler at {self.address} (stopped, or "
-                                   f"unreachable) while match {match.key} was playing; the matches already finished are "
-                                   "kept: once the scheduler is back, the same command plays the rest") from None
+                                   f"unreachable) while match {match.key} was playing; a run that stores its matches (a "
+                                   "tournament, evaluate --db) keeps those finished and resumes with the same command "
+                                   "once the scheduler is back") from None
             hint = ""
             if type(exc).__name__ == "KilledWorker":
                 hint = " (every worker that ran it died: a bot exhausting the machine's memory?)"

@@ -463,7 +463,7 @@ def test_a_scheduler_stopped_mid_run_is_one_clear_error_and_the_stored_matches_r
         _, stderr = run.communicate(timeout=60)
     assert run.returncode == 2, stderr
     assert f"lost the connection to the Dask scheduler at {cluster.address}" in stderr, stderr
-    assert "the same command plays the rest" in stderr and "Traceback" not in stderr, stderr
+    assert "resumes with the same command once the scheduler is back" in stderr and "Traceback" not in stderr, stderr
     kept = _stored(db, "gone")
     assert 1 <= len(kept) < 12 and len(set(kept)) == len(kept)
     again = subprocess.run([*command, "--transport", "inproc"], cwd=ROOT, capture_output=True, text=True, timeout=120)
