@@ -503,6 +503,11 @@ class OnCluster:
         self._client = client
         self._fingerprint = await asyncio.to_thread(code_fingerprint)
         workers = await client.nthreads()
+        problems = await self._check_workers(set(workers))
+        if problems:  # refused before anything is played: a match on one of them would fail, or kill it
+            self._client = None
+            await client.close()
+            raise ClusterError("cluster: " + "; ".join(problems))
         threads = sum(workers.values())
         if threads == 0:
             log.warning("the scheduler at %s has no workers yet; matches wait until one joins", self.address)
@@ -512,11 +517,37 @@ class OnCluster:
         self.concurrency = max(64, 4 * threads)
         self._watch = asyncio.create_task(self._watch_workers(set(workers)))
 
+    async def _check_workers(self, addresses: set[str]) -> list[str]:
+        """Why each of these workers cannot play this batch's matches, a sentence each (none
+        if all can): other Card Arena code than the driver's, or none at all. A worker
+        without it died on its first task, unpickling it, with nothing said on the driver
+        but its leaving. Asked of the workers themselves (``Client.run``), which answer at
+        once; a check that does not answer in time is skipped (the tasks check again)."""
+        if not addresses:
+            return []
+        try:
+            got = await asyncio.wait_for(self._client.run(_own_fingerprint, workers=sorted(addresses), on_error="return"),
+                                         2 * self.connect_timeout)
+        except Exception:  # noqa: BLE001 - a check only: each task still checks its worker
+            log.info("could not ask the workers at %s for their code", self.address, exc_info=True)
+            return []
+        names = await self._worker_names()
+        problems = []
+        for address, value in sorted(got.items()):
+            who = f"worker {names.get(address, address)}"
+            if isinstance(value, BaseException):
+                problems.append(f"{who} cannot run Card Arena's tasks ({value}): install the same Card Arena version, "
+                                "with its cluster extra, in the Python its dask worker runs in (docs/cluster.md)")
+            elif value != self._fingerprint:
+                problems.append(f"{who} runs other Card Arena code than the driver (code fingerprint {str(value)[:12]}, "
+                                f"driver {self._fingerprint[:12]}); install the same version on every worker and restart it")
+        return problems
+
     async def _watch_workers(self, known: set[str]) -> None:
         """Say when workers leave (``WATCH_SECONDS`` apart): their unreturned matches run
         again on the others, and with none left the run waits for one to join, which
         without a word looked like a hang."""
-        names = self._worker_names()
+        names = await self._worker_names()
         while True:
             await asyncio.sleep(WATCH_SECONDS)
             try:
@@ -529,16 +560,18 @@ class OnCluster:
             if known and not now:
                 log.warning("no workers left on the cluster at %s: the matches wait until one joins "
                             "(dask worker %s)", self.address, self.address)
+            names.update(await self._worker_names())
             for address in sorted(now - known):
                 log.info("worker %s joined the cluster", address)
+            for problem in await self._check_workers(now - known):
+                log.warning("%s", problem)
             known = now
-            names.update(self._worker_names())
 
-    def _worker_names(self) -> dict[str, str]:
-        """Each known worker's address -> how to name it (``--name`` and address), from the
-        client's cached view of the scheduler."""
+    async def _worker_names(self) -> dict[str, str]:
+        """Each worker's address -> how to name it (``--name`` and address), asked of the
+        scheduler (an asynchronous client's cached view holds no workers)."""
         try:
-            workers = self._client.scheduler_info().get("workers", {})
+            workers = (await self._client.scheduler.identity(n_workers=-1)).get("workers", {})
         except Exception:  # noqa: BLE001 - a name is a nicety
             return {}
         return {a: (f"{w['name']} ({a})" if str(w.get("name", a)) not in ("", a) else a) for a, w in workers.items()}
@@ -646,7 +679,8 @@ class LoopbackCluster:
             self.address = json.loads(self.scheduler_file.read_text())["address"]
             for _ in range(workers):
                 self.add_worker(nthreads)
-            self.wait_for_workers(workers, deadline - time.monotonic())
+            if workers:  # none: the caller starts its own (Dask takes no wait for 0)
+                self.wait_for_workers(workers, deadline - time.monotonic())
         except BaseException:
             self.close()
             raise

@@ -531,3 +531,34 @@ def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_jo
     assert stderr.count("left the cluster; the matches it had not returned run again on the others") == 2, stderr
     assert f"no workers left on the cluster at {cluster.address}: the matches wait until one joins" in stderr, stderr
     assert sorted(_stored(db, "left")) == list(range(8))
+
+
+def test_a_worker_without_card_arena_is_named_before_anything_is_played(tmp_path):
+    """A worker whose Python lacks Card Arena died unpickling its first match, and the
+    driver, knowing nothing of why, waited for another: the run now asks every worker for
+    its code first and refuses, naming the worker and what to install."""
+    from arbiter.batch.engine import play_batch
+    from arbiter.batch.plan import PlannedMatch
+    from cardarena.records import MatchConfig
+    from arbiter.batch.cluster import OnCluster
+
+    with LoopbackCluster(workers=0) as cluster:
+        bare = subprocess.Popen([sys.executable, str(Path(__file__).with_name("bare_worker.py")), str(cluster.scheduler_file)],
+                                cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cluster.workers.append(bare)  # stopped with the cluster
+        cluster.wait_for_workers(1)
+        plan = [PlannedMatch(0, MatchConfig(game="spades", seed=1, options={"deals": 1}), ("random",) * 4)]
+
+        async def go() -> None:
+            async def play() -> None:
+                async for _ in play_batch(plan, OnCluster(cluster.address, bot_refs(("random",), ("random",), None), "bare")):
+                    pass
+
+            await asyncio.wait_for(play(), 30)  # (it waited for ever, its worker dead)
+
+        with pytest.raises(ClusterError) as exc:
+            asyncio.run(go())
+        assert bare.poll() is None  # asked, not killed
+    error = str(exc.value)
+    assert "worker bare (tcp://127.0.0.1:" in error and "cannot run Card Arena's tasks" in error, error
+    assert "No module named 'arbiter'" in error and "install the same Card Arena version" in error, error
