@@ -299,16 +299,19 @@ class _WorkerArbiter:
                         "and workers; install bubblewrap (docs/cluster.md)", box.mode)
         log.info("cluster worker arena: arbiter on %s, sandbox %s", self.server.address, box.mode)
 
-    def play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
-        return asyncio.run_coroutine_threadsafe(self._play(job), self.loop).result()
+    def play(self, job: MatchJob, threads: int = 1) -> tuple[str, dict[str, str]]:
+        """``job`` played here; ``threads``: the matches this worker plays at once (its ``--nthreads``)."""
+        return asyncio.run_coroutine_threadsafe(self._play(job, threads), self.loop).result()
 
-    async def _host(self, job: MatchJob) -> _Hosted:
+    async def _host(self, job: MatchJob, threads: int = 1) -> _Hosted:
         """The host of ``job``'s bots: one per run of a batch, seat shape, isolation and
         transport (the batch's: ``--transport grpc`` or the local channel, the default),
         which the bots of each match join as they first come to this worker
         (``BotHost.add``): one set of spares per bot, not one per pairing. A worker plays
         "deal" as "match" (the safe side): its processes may serve several tournaments'
-        deals, which it cannot tell apart."""
+        deals, which it cannot tell apart. With ``shared`` each bot has a seat slot's
+        processes per match the worker plays at once (``threads``): its matches at once do
+        not queue their turns behind one another in one process."""
         isolation = "shared" if job.isolation == "shared" else "match"
         copies = max(job.seats.count(n) for n in set(job.seats))
         key = (job.tournament, isolation, copies, job.transport)
@@ -323,7 +326,8 @@ class _WorkerArbiter:
             sources = {r.name: await asyncio.to_thread(local_spec, r) for r in joining}
             if hosted is None:
                 host = BotHost(self.server.hub, self.server.address, sources, isolation=isolation, copies=copies,
-                               processes=copies, warm=1, max_restarts=job.max_restarts, connect_timeout=CONNECT_TIMEOUT,
+                               processes=copies * max(1, threads), warm=1, max_restarts=job.max_restarts,
+                               connect_timeout=CONNECT_TIMEOUT,
                                transport=job.transport)
                 try:
                     await host.start()
@@ -336,12 +340,12 @@ class _WorkerArbiter:
             hosted.refs.update((r.name, r.key) for r in joining)
         return hosted
 
-    async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
+    async def _play(self, job: MatchJob, threads: int = 1) -> tuple[str, dict[str, str]]:
         refs = {r.name: r for r in job.bots}
         missing = [n for n in job.seats if n not in refs]
         if missing:
             raise ClusterError(f"match {job.idx}: no bot reference for seats {missing}")
-        hosted = await self._host(job)
+        hosted = await self._host(job, threads)
         hosted.in_use += 1
         lease_id, sessions = await hosted.host.lease(job.seats)
         try:
@@ -413,7 +417,7 @@ def run_match_task(job: MatchJob) -> tuple[str, dict[str, str]]:
         raise ClusterError(f"{_this_worker()} runs other Card Arena code than the driver (code fingerprint {mine[:12]}, "
                            f"driver {job.fingerprint[:12]}); install the same version on every worker and restart it")
     try:
-        return _arena().play(job)
+        return _arena().play(job, _worker_threads())
     except BotStartError as exc:
         # The driver sees the error, not where it happened: a bot whose package one machine
         # lacks, or a registry not mounted there, is fixed on that machine, so name it.
@@ -429,6 +433,16 @@ def end_run(run: str) -> None:
     ``OnCluster.close`` on every worker (``Client.run``); returns at once."""
     if _ARENA is not None:
         asyncio.run_coroutine_threadsafe(_ARENA.end(run), _ARENA.loop)
+
+
+def _worker_threads() -> int:
+    """How many matches this Dask worker plays at once (its ``--nthreads``; 1 outside one)."""
+    try:
+        from distributed import get_worker
+
+        return max(1, int(get_worker().state.nthreads))
+    except (ImportError, ValueError, AttributeError):
+        return 1
 
 
 def _this_worker() -> str:

@@ -562,3 +562,31 @@ def test_a_worker_without_card_arena_is_named_before_anything_is_played(tmp_path
     error = str(exc.value)
     assert "worker bare (tcp://127.0.0.1:" in error and "cannot run Card Arena's tasks" in error, error
     assert "No module named 'arbiter'" in error and "install the same Card Arena version" in error, error
+
+
+@ON_THE_CLUSTER
+def test_shared_processes_on_a_worker_are_a_seat_slot_per_match_it_plays_at_once(tmp_path, cluster):
+    """``shared`` isolation (no duplicate deals): a bot's long-lived processes on a worker
+    are its seat slots (two for Spades partners) for each match the worker plays at once
+    (``--nthreads``, here 2), so its matches at once do not queue their turns in one process."""
+    from distributed import Client
+
+    names = ("sa", "sb")
+    spec = TournamentSpec(name="slots", game="spades", bots=("sa=random", "sb=greedy"), options={"deals": 1}, deals=4,
+                          seed=2, duplicate=False, cluster=cluster.address)
+
+    def slots() -> list:
+        from arbiter.batch import cluster as on_worker
+
+        arena = on_worker._ARENA
+        return [sorted(h.host.pool.procs) for h in (arena.hosts.values() if arena else ()) if "sa" in h.host.sources]
+
+    seen: list = []
+    with Client(cluster.address) as client, ThreadPoolExecutor(1) as pool:
+        played = pool.submit(run, tmp_path / "arena.sqlite", spec)
+        while not played.done():
+            seen += [s for ss in client.run(slots).values() for s in ss]
+            time.sleep(0.1)
+        rows, _, _ = played.result()
+    assert rows and seen
+    assert max(seen, key=len) == ["sa#0", "sa#1", "sa#2", "sa#3", "sb#0", "sb#1", "sb#2", "sb#3"]
