@@ -314,7 +314,8 @@ class EvalResult:
             "format": JSON_FORMAT, "command": command, "game": self.game, "bot_a": self.bot_a, "bot_b": self.bot_b,
             "seed": self.seed, "options": self.options, "preset": self.preset, "deals": self.deals,
             "max_deals": self.max_deals,  # the --deals asked for: more than "deals" when a test stopped it early
-            "summary": self.summary(), "mean": self.mean_margin, "se": self.stderr,
+            "summary": self.summary(), "mean": self.mean_margin,
+            "se": self.margin.se,  # null with one deal, as the test's state and the terminal's "s.e. -": not 0
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "sprt_state": None if self.sprt_state is None else self.sprt_state.to_json(),
             "luck": None if self.luck is None else self.luck.to_json(),

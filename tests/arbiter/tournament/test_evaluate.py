@@ -196,6 +196,18 @@ def test_the_json_of_a_run_stopped_early_keeps_its_cap_beside_the_deals_played()
     assert EvalResult.from_json(data).max_deals == 40
 
 
+def test_the_json_of_one_deal_gives_no_standard_error_not_zero() -> None:
+    """With one deal there is no standard error: the terminal says "s.e. -" and the test's own
+    state null, but the JSON's "se" said 0.0, a margin known exactly to whoever reads the file."""
+    r = EvalResult("spades", "a", "b", 1, 0, {})
+    r.matches += [MatchMargin(0, 0, 0, 30, "completed"), MatchMargin(0, 1, 0, 10, "completed")]
+    data = json.loads(json.dumps(r.to_json()))
+    assert data["mean"] == 20 and data["se"] is None
+    r.matches += [MatchMargin(1, 0, 0, 10, "completed"), MatchMargin(1, 1, 0, 50, "completed")]
+    r.deals = 2
+    assert json.loads(json.dumps(r.to_json()))["se"] == pytest.approx(5.0)  # (20, 30): s.d. 7.07 / sqrt 2
+
+
 def test_cli_sprt_accepts_h1_in_far_fewer_deals_than_a_fixed_test() -> None:
     result = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--sprt", "0,50", "-o", "deals=1"])
     assert result.exit_code == 0, result.output
