@@ -106,6 +106,12 @@ class VarianceState(Decided):
         return min(1.0, max(0.0, self.log_h1 / self.upper_h1, self.log_h0 / self.upper_h0))
 
     def assumption(self) -> str:
+        """Whether the deals contradict the s.d. bound. The check pairs consecutive deals, so before
+        the second deal it has seen nothing, and says so: "do not contradict" of a decision on one
+        deal read as a bound tested (at --sd-bound 0.5 on Spades margins of some 100)."""
+        if self.margin.n < 2 and not self.contradicted:
+            return (f"{'no deal' if self.margin.n == 0 else 'one deal'}: no pair of deals yet to check the s.d. bound "
+                    f"{self.sd_bound:g} against (the check pairs consecutive deals)")
         if self.contradicted:
             return (f"the deals contradict the s.d. bound {self.sd_bound:g} (evidence {_e(self.log_check)} >= 1/alpha): "
                     f"no decision is taken on it; give a larger --sd-bound")

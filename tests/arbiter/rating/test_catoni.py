@@ -144,3 +144,17 @@ def test_both_gamblers_at_their_bounds_on_one_deal_do_not_make_a_h1_by_order_of_
     state = VarianceTest(0, 10, 5).run([5.0] * 200)
     assert state.log_h1 == state.log_h0 >= state.upper_h1 and not state.contradicted
     assert state.decision == H0 and "both bounds reached at once" in state.evidence()
+
+
+def test_a_decision_before_any_pair_of_deals_does_not_claim_the_bound_was_checked() -> None:
+    """The check pairs consecutive deals, so one deal checks nothing: Spades greedy against random
+    at --sd-bound 0.5 (a bound some 200x too small) accepted H1 on its first deal and said "the
+    deals do not contradict the s.d. bound 0.5", as if they had been tested against it."""
+    one = VarianceTest(0, 50, 0.5).run([321.5])
+    assert one.verdict == "H1 accepted" and one.deals == 1
+    said = one.assumption()
+    assert "do not contradict" not in said
+    assert "no pair of deals yet" in said and "0.5" in said
+    # two deals make a pair: the bound is checked (here, and contradicted)
+    two = VarianceTest(0, 50, 0.5, min_deals=2).run([321.5, 300.0])
+    assert two.contradicted and "contradict the s.d. bound 0.5" in two.assumption()
