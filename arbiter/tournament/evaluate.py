@@ -606,6 +606,10 @@ def evaluate(
 LUCK_CHECKED = 5
 
 
+#: ``SdSource.own``, ``DealsPlan.own`` when the pair has no stored deals at all.
+NONE_OF_THE_PAIR = "none of this pair"
+
+
 @dataclass(frozen=True)
 class SdSource:
     """Where ``--sd-bound auto`` read its bound: ``room`` x ``largest``, the largest s.d. of the
@@ -619,6 +623,8 @@ class SdSource:
     pairs: tuple[tuple[str, int, float, tuple[str, ...]], ...]
     #: the pair's own deals played by another version of a bot file than the one run (file, deals)
     edited: tuple[tuple[str, int], ...] = ()
+    #: with ``among``: why not the pair's own deals (``own_pair_note``)
+    own: str = NONE_OF_THE_PAIR
 
     def describe(self) -> str:
         pair, deals, sd, names = self.pairs[0]
@@ -627,19 +633,20 @@ class SdSource:
         whose = "this pair's" if not self.among else f"{pair}'s"
         line = f"{self.room:g}x {sd:.4g}, the s.d. of the deal margins of {whose} {deals} stored deals ({shown})"
         if self.among:
-            line += f", the largest among the stored evaluations {self.among} (none of this pair)"
+            line += f", the largest among the stored evaluations {self.among} ({self.own})"
         return line
 
     def to_json(self) -> dict[str, Any]:
         return {"largest": self.largest, "room": self.room, "among": self.among,
                 "pairs": [[p, k, sd, list(names)] for p, k, sd, names in self.pairs],
-                **({"edited": [list(e) for e in self.edited]} if self.edited else {})}
+                **({"edited": [list(e) for e in self.edited]} if self.edited else {}),
+                **({"own": self.own} if self.own != NONE_OF_THE_PAIR else {})}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "SdSource":
         return cls(float(d["largest"]), float(d["room"]), str(d["among"]),
                    tuple((str(p), int(k), float(sd), tuple(str(n) for n in names)) for p, k, sd, names in d["pairs"]),
-                   tuple((str(f), int(n)) for f, n in d.get("edited", ())))
+                   tuple((str(f), int(n)) for f, n in d.get("edited", ())), str(d.get("own", NONE_OF_THE_PAIR)))
 
 
 def edited_text(edited: Mapping[str, int]) -> str:
@@ -771,6 +778,20 @@ def _pair_spec(spec: Mapping[str, Any]) -> bool:
             and not spec.get("teams") and not spec.get("challenger"))
 
 
+def own_pair_note(pairs: Sequence[StoredPair], bots: tuple[str, str], min_deals: int = AUTO_HISTORY) -> str:
+    """Why ``closest_pairs`` read the kin of ``bots``, not the pair itself: it has no stored deals,
+    fewer than ``min_deals``, or none with a spread. "none of this pair" was said of all three: of a
+    pair with 50 deals stored, which the user had just played."""
+    own = [p for p in pairs if len(set(p.pair) & set(bots)) == len(set(bots)) == len(set(p.pair))]
+    if not own:
+        return NONE_OF_THE_PAIR
+    p = own[0]
+    deals = f"this pair's {p.deals} stored deal{'' if p.deals == 1 else 's'}"
+    if p.deals < min_deals:
+        return f"{deals} {'is' if p.deals == 1 else 'are'} fewer than the {min_deals} read"
+    return f"{deals} have no spread"
+
+
 def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,
                   min_deals: int = AUTO_HISTORY) -> tuple[str, list[StoredPair]]:
     """The closest kin of ``bots`` among ``pairs`` holding ``min_deals`` deals with a spread: the
@@ -810,7 +831,7 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
     edited = {} if among else found[0].edited_deals(bot_contents(bots) if contents is None else contents)
     return SdSource(found[0].sd or 0.0, room, among,
                     tuple((" and ".join(p.pair), p.deals, p.sd or 0.0, tuple(n for n, _ in p.evaluations)) for p in found),
-                    tuple(edited.items()))
+                    tuple(edited.items()), own_pair_note(pairs, bots, min_deals) if among else NONE_OF_THE_PAIR)
 
 
 def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str,

@@ -28,7 +28,8 @@ from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest
 from arbiter.rating.sprt import SimResult, Sprt, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store
-from arbiter.tournament.evaluate import StoredPair, closest_pairs, edited_text, no_pair_deals, stored_pairs
+from arbiter.tournament.evaluate import (NONE_OF_THE_PAIR, StoredPair, closest_pairs, edited_text, no_pair_deals,
+                                         own_pair_note, stored_pairs)
 
 #: Simulated runs of each test at each margin (a few seconds in all at Spades' widest bounds).
 PLAN_RUNS = 500
@@ -68,6 +69,7 @@ class DealsPlan:
     cap: int
     rows: tuple[PlanRow, ...]
     edited: Mapping[str, int] = field(default_factory=dict)  # bot file -> deals played by another version of it
+    own: str = NONE_OF_THE_PAIR  # with ``among``: why not the pair's own deals (``own_pair_note``)
 
     def describe_source(self) -> str:
         p = self.source
@@ -75,7 +77,7 @@ class DealsPlan:
         shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
         if self.among:
             return (f"the {p.deals} stored deals of {' and '.join(p.pair)} ({shown}), the widest among the stored "
-                    f"evaluations {self.among} (none of this pair): s.d. {self.sd:.4g}")
+                    f"evaluations {self.among} ({self.own}): s.d. {self.sd:.4g}")
         return (f"the {p.deals} stored deals of this pair ({shown}{edited_text(self.edited)}): s.d. {self.sd:.4g}, "
                 f"margin {self.stored_margin:+.4g}")
 
@@ -105,7 +107,8 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
                      min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored)
     fixed = fixed_test.fixed_deals(sd)
     edited = source.edited_deals(bot_contents(bots)) if not among else {}
-    return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows, edited)
+    own = own_pair_note(pairs, bots, history) if among else NONE_OF_THE_PAIR
+    return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows, edited, own)
 
 
 def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, beta: float = 0.05, *,

@@ -157,3 +157,25 @@ def test_a_luck_adjusted_run_with_no_bound_to_read_is_refused_before_its_probes(
                                  "--luck-adjusted", "-o", "deals=1", "--transport", "inproc", "--db", str(db)])
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and "sd-bound auto" in said and "give --sd-bound S" in said, said
+
+
+def test_the_kin_are_read_for_a_reason_the_pairs_own_deals_are_named_not_said_missing() -> None:
+    """A pair with 50 deals stored, under the 100 read, had its bound read from its kin "(none of
+    this pair)": the user had just played those 50. The note says which: none, too few, no spread;
+    a resumed run's kept source says it again."""
+    from arbiter.tournament.evaluate import SdSource, StoredPair, own_pair_note
+
+    kin = StoredPair(("greedy", "random"), (("g-r", tuple(float(x) for x in range(120))),))
+    few = StoredPair(("greedy", "heuristic"), (("h-g", tuple(float(x % 7) for x in range(50))),))
+    flat = StoredPair(("heuristic", "greedy"), (("h-g", (3.0,) * 120),))
+    bots = ("heuristic", "greedy")
+    assert own_pair_note([kin], bots) == "none of this pair"
+    assert own_pair_note([kin, few], bots) == "this pair's 50 stored deals are fewer than the 100 read"
+    assert own_pair_note([kin, flat], bots) == "this pair's 120 stored deals have no spread"
+    src = SdSource(34.9, 1.2, "with heuristic or greedy at spades with these options",
+                   (("greedy and random", 120, 34.9, ("g-r",)),), own=own_pair_note([kin, few], bots))
+    assert "(this pair's 50 stored deals are fewer than the 100 read)" in src.describe()
+    assert "none of this pair" not in src.describe()
+    assert SdSource.from_json(src.to_json()) == src
+    old = SdSource(34.9, 1.2, src.among, src.pairs)  # kept by a run before the note: read as it was
+    assert SdSource.from_json(old.to_json()).own == "none of this pair"
