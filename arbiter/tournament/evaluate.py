@@ -375,14 +375,20 @@ def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: in
 def evaluation_spec(
     game: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any], preset: str | None,
     decision_ms: int, bank_ms: int, sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | None,
+    luck_test: bool = False,
 ) -> dict[str, Any]:
     """What defines a stored evaluation (its resume key). The keys a tournament spec shares
     (game, bots, deals, seed, options, preset, clock) mean the same, so the standings and
-    the web page read it as a two-bot duplicate tournament."""
+    the web page read it as a two-bot duplicate tournament. ``luck_test``: the sequential test
+    reads the luck-adjusted margins (``--luck-adjusted --sprt``), another test than on the raw
+    ones: without it in the key the same command less --luck-adjusted resumed the evaluation, its
+    test rescanning the raw margins to another verdict, and went on playing one its first test had
+    stopped. (No key when false: evaluations stored before resume as they were.)"""
     return {
         "evaluate": SPEC_FORMAT, "game": game, "bots": [bot_a, bot_b], "deals": deals, "seed": seed,
         "options": dict(options), "preset": preset, "duplicate": True, "decision_ms": decision_ms, "bank_ms": bank_ms,
         "policy": "forfeit", "max_strikes": FailurePolicy().max_strikes, "sprt": None if sprt is None else sprt.to_json(),
+        **({"luck_test": True} if luck_test else {}),
     }
 
 
@@ -487,7 +493,8 @@ def evaluate(
     seed_source = ""
     if seed is None:
         seed, seed_source = secret_seed(
-            store, name, fresh, evaluation_spec(game, bot_a, bot_b, deals, 0, opts, preset, decision_ms, bank_ms, sprt),
+            store, name, fresh, evaluation_spec(game, bot_a, bot_b, deals, 0, opts, preset, decision_ms, bank_ms, sprt,
+                                         luck is not None and sprt is not None),
             contents)
     result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset,
                         seed_source=seed_source,
@@ -501,7 +508,8 @@ def evaluate(
     stored_records: dict[tuple[int, int], MatchRecord] = {}
     tid = None
     if store is not None:
-        spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
+        spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt,
+                               result.luck_test)
         given = name is not None  # "" is a blank name, refused, not the default name
         result.stored_as = name if given else default_name({**spec, CONTENT_KEY: contents} if contents else spec)
         if given and (taken := name_taken(name)):

@@ -695,3 +695,32 @@ def test_a_registered_bot_is_evaluated_from_the_store_it_was_submitted_to(tmp_pa
         result = evaluate("spot", "mybot@1.0", "random", deals=1, seed=1, options={"hands": 1}, store=store,
                           transport="inproc")
     assert len(result.matches) == 2 and result.bot_a == "mybot@1.0"
+
+
+def test_a_luck_adjusted_test_is_another_stored_evaluation_than_the_raw_one(tmp_path) -> None:
+    """The resume key left out --luck-adjusted: the same command less the flag resumed the stored
+    evaluation, its test rescanning the raw margins (Spot, 60 deals at 1200,1260: evidence 0.849
+    for H1 where the stored run said 0.867), and would go on playing one its first test had stopped.
+    Now the test on the adjusted margins is in the key: the raw command starts its own evaluation,
+    and a --name that holds the other is refused, naming what differs."""
+    from arbiter.rating.catoni import VarianceTest
+    from arbiter.store.db import Store, StoreError
+    from arbiter.tournament.probes import luck_probes
+
+    opts = {"hands": 1}
+    test = VarianceTest(0, 5000, 2000.0)
+    with Store(tmp_path / "e.sqlite") as store:
+        adjusted = evaluate("spot", "heuristic", "random", deals=2, seed=1, options=opts, sprt=test, store=store,
+                            luck=luck_probes("spot", "heuristic", "random", opts))
+        assert adjusted.luck_test and store.stored_spec(adjusted.stored_as)["luck_test"] is True
+        raw = evaluate("spot", "heuristic", "random", deals=2, seed=1, options=opts, sprt=test, store=store)
+        assert raw.stored_as != adjusted.stored_as and raw.resumed == 0
+        assert "luck_test" not in store.stored_spec(raw.stored_as)  # as evaluations stored before the key
+        with pytest.raises(StoreError, match="luck_test"):
+            evaluate("spot", "heuristic", "random", deals=2, seed=1, options=opts, sprt=test, store=store,
+                     name=adjusted.stored_as)
+        # without a test the luck changes no verdict: the same evaluation, resumed
+        plain = evaluate("spot", "heuristic", "random", deals=2, seed=1, options=opts, store=store,
+                         luck=luck_probes("spot", "heuristic", "random", opts))
+        again = evaluate("spot", "heuristic", "random", deals=2, seed=1, options=opts, store=store)
+        assert again.stored_as == plain.stored_as and again.resumed == 4
