@@ -269,7 +269,8 @@ class EvalResult:
                       else f"{self.luck_expected.probes} probe deals")
             on = f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on {centre}), "
         source = f" (--sd-bound auto: {self.sd_source.describe()})" if self.sd_source is not None else ""
-        return f"{on}{t.describe()}{source}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+        return (f"{on}{t.describe()}{source}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+                f"{self._sd_bound_price()}")
 
     def _bounds_price(self) -> str:
         """Why a betting test on the margin took longer than a fixed test: the least any test
@@ -299,6 +300,35 @@ class EvalResult:
                          f"1.2x the s.d. seen here, about {math.ceil(n)} deals at M1, on fresh deals; --sd-bound auto "
                          f"--db FILE takes S from the evaluations stored there")
         return line + ")"
+
+    def _sd_bound_price(self) -> str:
+        """Why a variance-bounded test took longer than a fixed test: its s.d. bound far above the s.d.
+        seen (the kin's read by --sd-bound auto, or a guess with much room). Its length is set by the
+        bound, not by the deals, and the line said only that a fixed test would need 5 deals beside
+        "no decision after 50" (Spades heuristic vs greedy at S = 128, s.d. 31). Said where the
+        bound's expected deals exceed the fixed test's and half as many again those at 1.2x the s.d.
+        seen, when it took more deals than the fixed test or decided nothing (the betting test's note on
+        its bounds, for this test's)."""
+        from arbiter.rating.catoni import VarianceTest
+
+        t, state = self.sprt, self.sprt_state
+        if not isinstance(t, VarianceTest) or state is None:
+            return ""
+        sd, fixed = state.margin.sd, self.fixed_deals()
+        if not sd or fixed is None or (state.decision and state.deals <= fixed):  # decided as soon: nothing to explain
+            return ""
+        tight = float(f"{1.2 * sd:.3g}")
+        if tight >= t.sd_bound:
+            return ""
+        at_bound = t.expected_deals(sd)
+        at_tight = VarianceTest(t.m0, t.m1, tight, t.alpha, t.beta).expected_deals(sd)
+        if not (at_bound > fixed and at_bound > 1.5 * at_tight):
+            return ""
+        many = "many" if not math.isfinite(at_bound) else f"about {math.ceil(at_bound)}"
+        return (f"; the s.d. bound {t.sd_bound:g} is {t.sd_bound / sd:.1f}x the s.d. seen here ({sd:.4g}): the bound, "
+                f"not the deals, sets the length ({many} deals at M1 at S = {t.sd_bound:g}; if a deal margin's s.d. is "
+                f"at most {tight:g}, 1.2x the s.d. seen here, --sd-bound {tight:g} needs about {math.ceil(at_tight)}, "
+                f"on fresh deals)")
 
     def fixed_deals(self) -> int | None:
         """Deals a fixed-length test with the test's α and β would need, at the observed s.d.

@@ -158,3 +158,34 @@ def test_a_decision_before_any_pair_of_deals_does_not_claim_the_bound_was_checke
     # two deals make a pair: the bound is checked (here, and contradicted)
     two = VarianceTest(0, 50, 0.5, min_deals=2).run([321.5, 300.0])
     assert two.contradicted and "contradict the s.d. bound 0.5" in two.assumption()
+
+
+def _run_result(test: VarianceTest, margins: list[float]) -> EvalResult:
+    r = EvalResult("spades", "a", "b", len(margins), 0, {"deals": 1}, sprt=test, max_deals=len(margins))
+    from arbiter.tournament.evaluate import MatchMargin
+
+    for d, x in enumerate(margins):
+        r.matches += [MatchMargin(d, 0, 0, x, "completed"), MatchMargin(d, 1, 0, x, "completed")]
+    r.sprt_state = test.run(margins, max_deals=len(margins))
+    return r
+
+
+def test_a_bound_far_above_the_deals_is_named_as_what_set_the_length() -> None:
+    """Spades heuristic vs greedy at --sd-bound 128 (the kin's, read by auto) on deals of s.d. 31:
+    "no decision after 50 deals ... a fixed-length test would need about 5 deals", and no word of
+    why. The line now says the bound set the length, and what a bound at 1.2x the s.d. seen needs."""
+    rng = random.Random(3)
+    margins = [13 + rng.gauss(0, 31) for _ in range(50)]
+    loose = _run_result(VarianceTest(0, 50, 128.0), margins)
+    assert loose.sprt_state.deals > 5 * loose.fixed_deals()  # far longer than a fixed test
+    line = " ".join(loose.sprt_summary().split())
+    sd = mean_se(margins).sd
+    tight = float(f"{1.2 * sd:.3g}")
+    assert f"the s.d. bound 128 is {128 / sd:.1f}x the s.d. seen here" in line
+    assert "the bound, not the deals, sets the length" in line and f"--sd-bound {tight:g} needs about" in line
+    # a bound with the room auto gives (1.2x): nothing to explain
+    snug = _run_result(VarianceTest(0, 50, float(f"{1.25 * sd:.3g}")), margins)
+    assert "sets the length" not in snug.sprt_summary()
+    # a loose bound that decided as soon as the fixed test would: nothing to explain either
+    far = _run_result(VarianceTest(0, 50, 150.0), [300 + rng.gauss(0, 80) for _ in range(40)])
+    assert far.sprt_state.decision == H1 and "sets the length" not in far.sprt_summary()
