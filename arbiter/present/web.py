@@ -91,13 +91,13 @@ from arbiter.present.export import (
 )
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
-from arbiter.present.played import (THINK_COLUMNS, THINK_NOTE, cross_rates, describe, interrupted_text, team_rows,
-                                    think_cells)
+from arbiter.present.played import (THINK_COLUMNS, THINK_NOTE, cross_rates, describe, interrupted_text,
+                                    stopped_early_text, team_rows, think_cells)
 from arbiter.present import inspector, play_page as play
 from arbiter.person.tables import HUMAN
 from arbiter.server import host_port
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
-from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow, run_holder
+from arbiter.store.db import READ_ERRORS, STOPPED_EARLY, MatchRow, Store, StoreError, TournamentRow, run_holder
 from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
@@ -335,6 +335,7 @@ _TOURNAMENT = """{% extends "base" %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
 {% if t.finished %} · <span class="pill done">{{ state or "finished" }}</span>{% elif state %} · <span class="pill">{{ state }}</span>{% endif %}
 {% if interrupted %}<br><span class="small" id="interrupted">{{ interrupted }}</span>{% endif %}
+{% if early %}<br><span class="small" id="stopped-early">{{ early }}</span>{% endif %}
 {% if running and state != "interrupted" %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
 {% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
@@ -665,6 +666,9 @@ def tournament_page(store: Store, key: str) -> str:
     seed = seed_text(seeded) if seeded and not seeded["seed_withheld"] else None
     return _env.get_template("tournament").render(
         state=state, interrupted=interrupted_text(tour.name, tour.spec, store.path) if state == "interrupted" else "",
+        # after how many of its deals, as tournament show, the standings and the exports say (the page said "stopped
+        # early" alone)
+        early=stopped_early_text(tour.done, tour.planned, tour.spec) if state == STOPPED_EARLY else "",
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed, incidents=incidents_text,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,

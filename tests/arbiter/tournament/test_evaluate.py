@@ -524,6 +524,9 @@ def test_a_luck_adjusted_run_stopped_early_keeps_its_plan_and_says_it_stopped_ea
         for page in (index_page(store), tournament_page(store, str(t.id))):
             assert "38 / 80" in page or "38 matches of 80" in page, page
             assert ">stopped early</span>" in page and ">finished<" not in page, page
+        # after how many of its deals, as tournament show and the standings say (the page said "stopped early" alone)
+        page = tournament_page(store, str(t.id))
+        assert 'id="stopped-early">stopped early by its sequential test after 19 of its 40 deals<' in page, page
 
 
 def test_a_bots_path_and_the_json_path_are_printed_as_given_each_fact_on_one_line(tmp_path) -> None:
