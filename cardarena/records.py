@@ -418,6 +418,17 @@ def bot_seed_for(seed: int, seat: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+#: The forfeit each kind of failure ends a match with: the match runner ends it so, and the
+#: replay checks a forfeit's result against the record's last incident with it.
+FORFEIT_REASON = {
+    "timeout": EndReason.FORFEIT_TIMEOUT,
+    "illegal": EndReason.FORFEIT_ILLEGAL,
+    "malformed": EndReason.FORFEIT_ILLEGAL,
+    "disconnect": EndReason.FORFEIT_DISCONNECT,
+    "crash": EndReason.FORFEIT_CRASH,
+}
+
+
 def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str) -> Outcome:
     """The failing seat's side ranks last, every other side shares first."""
     team = next(t for t in game.teams if seat in t)

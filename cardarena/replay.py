@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from cardarena.games import Action, Event, Game, GameError, Outcome, State, events_for, get_game
-from cardarena.records import MatchRecord
+from cardarena.records import FORFEIT_REASON, MatchRecord, forfeit_outcome
 
 __all__ = ["ReplayError", "ReplayStep", "illegal_reason_at", "step_record", "verify_record", "replay_steps"]
 
@@ -104,7 +104,7 @@ def _walk(record: MatchRecord) -> Iterator[tuple[int, State, list[Event]]]:
             )
         events = state.apply(action)
         yield i, state, events
-    _check_result(record, state)
+    _check_result(record, game, state)
 
 
 def _misfit(record: MatchRecord) -> str:
@@ -112,13 +112,15 @@ def _misfit(record: MatchRecord) -> str:
             "(an action, a seat or the seed) or is corrupt")
 
 
-def _check_result(record: MatchRecord, state: State) -> None:
+def _check_result(record: MatchRecord, game: Game, state: State) -> None:
     rec = record.outcome
     if rec is None:
         raise ReplayError("the record has no result")
     if not rec.reason.finishes_the_game:
         if state.is_terminal:
             raise ReplayError(f"the record says the match ended by {rec.reason.value}, but its actions finish the game")
+        if rec.reason.is_forfeit:
+            _check_forfeit(record, game)
         return
     if not state.is_terminal:
         raise ReplayError(
@@ -134,6 +136,31 @@ def _check_result(record: MatchRecord, state: State) -> None:
             f"the actions lead to scores {list(got.scores)}, ranks {list(got.ranks)} ({got.reason.value}), but the "
             f"record says scores {list(rec.scores)}, ranks {list(rec.ranks)} ({rec.reason.value}): the result or "
             f"the seed ({record.seed}) was altered"
+        )
+
+
+def _check_forfeit(record: MatchRecord, game: Game) -> None:
+    """A forfeit's result is the runner's (``forfeit_outcome``) for the failure that ended the
+    match, the record's last incident: the engine has no say in it, so without this check a
+    record whose ranks were swapped (the forfeiting side first) or whose scores were changed
+    verified as "reproduces the recorded result"."""
+    rec = record.outcome
+    assert rec is not None
+    if not record.incidents:
+        raise ReplayError(f"the record says the match ended by {rec.reason.value}, but it records no incident "
+                          "(the failure that ended it): the record was altered or is corrupt")
+    last = record.incidents[-1]
+    due_reason = FORFEIT_REASON.get(last.kind)
+    if not 0 <= last.seat < game.num_seats or due_reason is not rec.reason:
+        ends = f"forfeits by {due_reason.value}" if due_reason else "is no failure that forfeits"
+        raise ReplayError(f"the record says the match ended by {rec.reason.value}, but its last incident, seat {last.seat}'s "
+                          f"{last.kind!r}, {ends}{'' if 0 <= last.seat < game.num_seats else ' (no such seat)'}: "
+                          "the record was altered or is corrupt")
+    due = forfeit_outcome(game, last.seat, rec.reason, rec.detail)
+    if (due.scores, due.ranks) != (rec.scores, rec.ranks):
+        raise ReplayError(
+            f"seat {last.seat}'s forfeit ({rec.reason.value}) gives scores {list(due.scores)}, ranks {list(due.ranks)} "
+            f"(its side last), but the record says scores {list(rec.scores)}, ranks {list(rec.ranks)}: the result was altered"
         )
 
 

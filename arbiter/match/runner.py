@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from arbiter.metrics import Metrics, active as active_metrics
-from cardarena.games import Action, EndReason, Event, Game, Outcome, events_for
+from cardarena.games import Action, Event, Game, Outcome, events_for
 from cardarena.games.base import options_to_dict
 from cardarena.records import (
+    FORFEIT_REASON,
     Incident,
     MatchConfig,
     MatchInfo,
@@ -287,15 +288,6 @@ class Metered(MatchObserver):
 # --------------------------------------------------------------------------------------
 # The runner.
 
-_REASON = {
-    "timeout": EndReason.FORFEIT_TIMEOUT,
-    "illegal": EndReason.FORFEIT_ILLEGAL,
-    "malformed": EndReason.FORFEIT_ILLEGAL,
-    "disconnect": EndReason.FORFEIT_DISCONNECT,
-    "crash": EndReason.FORFEIT_CRASH,
-}
-
-
 class _Forfeit(Exception):
     def __init__(self, seat: int, kind: str, detail: str):
         self.seat, self.kind, self.detail = seat, kind, detail
@@ -437,7 +429,7 @@ class _Runner:
             raise
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
-            record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}")
+            record.outcome = forfeit_outcome(game, f.seat, FORFEIT_REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}")
         await self._attach_stderr()
         # What each seat (and a spectator) may learn of the ended game is the disclosure's:
         # the whole deal only where no deal of it comes back (cardarena.disclosure).

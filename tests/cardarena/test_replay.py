@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from cardarena.games import get_game
+from cardarena.games import EndReason, get_game
 from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.records import MatchConfig, MatchRecord, RecordedAction
 from cardarena.replay import ReplayError
@@ -19,6 +19,7 @@ from arbiter.match import run_match
 from arbiter.present.boards import board
 from cardarena.replay import replay_steps, step_record, verify_record
 from arbiter.store.db import Store
+from sdk import Bot
 from sdk.loading import load_bot
 
 # (game, seats, options): short but complete matches of each game.
@@ -358,3 +359,57 @@ def test_a_record_file_with_markup_for_its_game_is_stepped_as_text(tmp_path):
     res = CliRunner().invoke(app, ["replay", str(path), "--all"])
     assert res.exit_code == 1 and "unknown game '[/]'" in res.output, res.output
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+
+
+# --------------------------------------------------------------------------------------
+# Forfeits: the result is the arbiter's, not the engine's, and is checked all the same.
+
+
+class _IllegalAtThird(Bot):
+    """Plays its first legal action, but answers its third decision with nonsense: a forfeit."""
+
+    name = "illegal"
+
+    def on_match_start(self, info):
+        self.asked = 0
+
+    def choose(self, view, legal_actions):
+        self.asked += 1
+        return "nonsense" if self.asked == 3 else legal_actions[0]
+
+
+@pytest.fixture(scope="module", params=CLI_GAMES, ids=[g[0] for g in CLI_GAMES])
+def forfeit_record(request) -> MatchRecord:
+    game, n, options = request.param
+    seats = [InProcessSeat(_IllegalAtThird() if i == 1 else load_bot("random"), f"bot{i}") for i in range(n)]
+    rec = asyncio.run(run_match(MatchConfig(game=game, seed=5, options=options), seats))
+    assert rec.outcome is not None and rec.outcome.reason is EndReason.FORFEIT_ILLEGAL
+    return rec
+
+
+def test_a_forfeits_result_is_checked_against_the_failure_that_ended_it(forfeit_record):
+    """The forfeit's ranks, scores and reason were never checked: a record whose ranks were
+    swapped (the forfeiting side first) 'reproduced the recorded result'."""
+    rec = forfeit_record
+    assert verify_record(rec) == rec.outcome
+    assert verify_record(MatchRecord.from_json(rec.to_json())) == rec.outcome
+    o = rec.outcome
+    winner = min(o.ranks)
+    swapped = tuple(winner if r != winner else max(o.ranks) for r in o.ranks)
+    with pytest.raises(ReplayError, match=r"seat 1's forfeit \(forfeit_illegal\) gives .* ranks .*: the result was altered"):
+        verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(o, ranks=swapped)))
+    with pytest.raises(ReplayError, match="the result was altered"):
+        verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(o, ranks=tuple(1 for _ in o.ranks))))
+    with pytest.raises(ReplayError, match="the result was altered"):
+        verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(o, scores=(50.0,) + o.scores[1:])))
+    with pytest.raises(ReplayError, match=r"ended by forfeit_timeout, but its last incident, seat 1's 'malformed', "
+                                          r"forfeits by forfeit_illegal"):
+        verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(o, reason=EndReason.FORFEIT_TIMEOUT)))
+    with pytest.raises(ReplayError, match="records no incident"):
+        verify_record(dataclasses.replace(rec, incidents=[]))
+    blamed = [dataclasses.replace(rec.incidents[-1], seat=0)]  # the other side blamed, the ranks left
+    with pytest.raises(ReplayError, match="seat 0's forfeit .*the result was altered"):
+        verify_record(dataclasses.replace(rec, incidents=blamed))
+    nobody = [dataclasses.replace(rec.incidents[-1], seat=9)]
+    with pytest.raises(ReplayError, match=r"seat 9's 'malformed', forfeits by forfeit_illegal \(no such seat\)"):
+        verify_record(dataclasses.replace(rec, incidents=nobody))
