@@ -341,7 +341,7 @@ class MatchRecord:
                     if any(type(v) is bool or not isinstance(v, kinds) for v in values):
                         raise ValueError(f"outcome.{name}: expected a list of numbers{'' if name == 'scores' else ' (whole)'}, "
                                          f"got {clip(json.dumps(values), 80)}")
-                outcome = Outcome(tuple(scores), tuple(ranks), EndReason(outcome["reason"]),
+                outcome = Outcome(tuple(scores), tuple(ranks), _reason(_typed(outcome, "reason", str, "outcome.")),
                                   _typed(outcome, "detail", str, "outcome."))
             actions = [RecordedAction(**_fields_typed(a, RecordedAction, f"action {i}: "))
                        for i, a in enumerate(_typed(d, "actions", list), 1)]
@@ -363,8 +363,21 @@ class MatchRecord:
                 seconds=_typed(d, "seconds", (int, float), default=0.0),
                 venue=_typed(d, "venue", str, default=""),
             )
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"corrupt match record: not JSON: {exc}") from None
+        except RecursionError:  # json's parser recurses per level: '[[[[...' many thousand deep
+            raise ValueError("corrupt match record: its JSON is nested too deeply to be one") from None
+        except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"corrupt match record: {exc if type(exc) is ValueError else repr(exc)}") from None
+
+
+def _reason(value: str) -> EndReason:
+    """The end reason ``value`` names; ValueError listing the reasons a record may give."""
+    try:
+        return EndReason(value)
+    except ValueError:
+        raise ValueError(f"outcome.reason: {clip(json.dumps(value), 80)} is no end reason (they are "
+                         f"{', '.join(r.value for r in EndReason)})") from None
 
 
 _KIND_NAMES = {str: "text", int: "a whole number", float: "a number", list: "a list", dict: "an object"}
@@ -374,8 +387,10 @@ _MISSING = object()
 def _typed(d: dict[str, Any], key: str, kinds: type | tuple[type, ...], where: str = "", default: Any = _MISSING) -> Any:
     """``d[key]`` if it is of ``kinds`` (a bool is not a number), else ValueError naming the
     field, what it should be and what it is; ``default`` when it is absent and one is given."""
-    if key not in d and default is not _MISSING:
-        return default
+    if key not in d:
+        if default is not _MISSING:
+            return default
+        raise ValueError(f"{where}{key}: missing")
     value = d[key]
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     if (type(value) is bool and bool not in kinds) or not isinstance(value, kinds):
@@ -397,11 +412,20 @@ _FIELD_KINDS: dict[str, tuple[Any, ...]] = {
 _EXACT = {k: frozenset(type(None) if t is None else t for t in kinds) for k, kinds in _FIELD_KINDS.items()}
 
 
+@functools.cache
+def _required(kind: type) -> tuple[str, ...]:
+    """The fields of ``kind`` without a default: a record must give each."""
+    return tuple(f.name for f in dataclasses.fields(kind)
+                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+
+
 def _fields_typed(d: Any, kind: type, where: str) -> dict[str, Any]:
     """An action's or an incident's fields, each checked for its type (``_FIELD_KINDS``)."""
     if type(d) is not dict:
         raise ValueError(f"{where.rstrip(': ')}: expected an object, got {clip(json.dumps(d), 80)}")
     names = _field_names(kind)
+    if missing := [name for name in _required(kind) if name not in d]:
+        raise ValueError(f"{where}{', '.join(missing)}: missing")
     for key, value in d.items():
         if key not in names:
             raise ValueError(f"{where}unknown field {key!r}")

@@ -327,6 +327,48 @@ def test_a_nested_field_of_the_wrong_type_is_named(record_json, where, value):
         MatchRecord.from_json(json.dumps(data))
 
 
+@pytest.mark.parametrize("where,said", [
+    (("seed",), "seed: missing"), (("actions",), "actions: missing"), (("seat_names",), "seat_names: missing"),
+    (("actions", 0, "ms"), "action 1: ms: missing"), (("actions", 0, "seat"), "action 1: seat: missing"),
+    (("outcome", "reason"), "outcome.reason: missing"), (("outcome", "detail"), "outcome.detail: missing"),
+])
+def test_a_missing_field_is_named(record_json, where, said):
+    """A field left out read 'corrupt match record: KeyError('seed')', or for an action a
+    dataclass's "RecordedAction.__init__() missing 1 required positional argument"."""
+    data = json.loads(record_json)
+    *path, last = where
+    target = data
+    for key in path:
+        target = target[key]
+    del target[last]
+    with pytest.raises(ValueError) as e:
+        MatchRecord.from_json(json.dumps(data))
+    assert str(e.value) == f"corrupt match record: {said}"
+
+
+def test_a_record_that_is_not_json_or_nested_deep_or_of_no_end_reason_is_said_so(record_json):
+    """Text past the JSON parser's recursion ('[[[[...', 100,000 deep) ended in a RecursionError
+    traceback; what is not JSON was shown as the exception's repr; an unknown end reason as
+    "'bogus' is not a valid EndReason"."""
+    for text in ("[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000):
+        with pytest.raises(ValueError, match="^corrupt match record: its JSON is nested too deeply to be one$"):
+            MatchRecord.from_json(text)
+    with pytest.raises(ValueError, match=r"^corrupt match record: not JSON: Expecting value: line 1 column 1 \(char 0\)$"):
+        MatchRecord.from_json("")
+    data = json.loads(record_json)
+    data["outcome"]["reason"] = "bogus"
+    with pytest.raises(ValueError, match=r'^corrupt match record: outcome.reason: "bogus" is no end reason \(they are completed, '):
+        MatchRecord.from_json(json.dumps(data))
+
+
+def test_a_deeply_nested_record_file_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    res = CliRunner().invoke(app, ["replay", str(path)])
+    assert res.exit_code == 2, res.exception
+    assert f"{path} is not a match record (corrupt match record: its JSON is nested too deeply to be one)" in " ".join(res.output.split())
+
+
 def test_a_record_naming_fewer_seats_than_its_game_has_does_not_verify(cli_record):
     bad = dataclasses.replace(cli_record, seat_names=cli_record.seat_names[:-1])
     with pytest.raises(ReplayError, match=r"names \d seats, but .* has \d"):
