@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from cardarena.games import Action, Event, Game, GameError, Outcome, State, events_for, get_game
-from cardarena.records import FORFEIT_REASON, MatchRecord, forfeit_outcome
+from cardarena.records import FORFEIT_REASON, MatchRecord, clip, forfeit_outcome
 
 __all__ = ["ReplayError", "ReplayStep", "illegal_reason_at", "step_record", "verify_record", "replay_steps"]
 
@@ -88,7 +88,9 @@ def _walk(record: MatchRecord) -> Iterator[tuple[int, State, list[Event]]]:
     yield 0, state, list(state.log)
     n = len(record.actions)
     for i, ra in enumerate(record.actions, 1):
-        where = f"step {i} of {n}: seat {ra.seat} {ra.action!r}"
+        # the action as recorded, cut (``clip``): a hand-edited record's 100,000-character action
+        # was printed whole, three times (here, in the engine's parse error, in its reason)
+        where = f"step {i} of {n}: seat {ra.seat} {clip(repr(ra.action), 80)}"
         if state.is_terminal:
             raise ReplayError(f"{where}: the game was already over after step {i - 1}; the record has extra actions")
         if ra.seat != state.current_seat:
@@ -96,9 +98,9 @@ def _walk(record: MatchRecord) -> Iterator[tuple[int, State, list[Event]]]:
         try:
             action = game.parse_action(ra.action)
         except GameError as exc:
-            raise ReplayError(f"{where}: not an action of {record.game}: {exc}") from None
+            raise ReplayError(f"{where}: not an action of {record.game}: {clip(str(exc))}") from None
         if action not in state.legal_actions():
-            reason = state.illegal_reason(action) or "not a legal action now"
+            reason = clip(state.illegal_reason(action) or "not a legal action now")
             raise ReplayError(
                 f"{where} is not legal here ({reason}). {_misfit(record)}"
             )

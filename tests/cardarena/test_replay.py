@@ -455,3 +455,15 @@ def test_a_forfeits_result_is_checked_against_the_failure_that_ended_it(forfeit_
     nobody = [dataclasses.replace(rec.incidents[-1], seat=9)]
     with pytest.raises(ReplayError, match=r"seat 9's 'malformed', forfeits by forfeit_illegal \(no such seat\)"):
         verify_record(dataclasses.replace(rec, incidents=nobody))
+
+
+def test_a_huge_recorded_action_is_cut_where_the_replay_names_it(cli_record):
+    """A hand-edited action of 100,000 characters was echoed whole, three times over, in the
+    one line that says the replay failed."""
+    bad = _tampered(cli_record)
+    bad.actions[0] = dataclasses.replace(bad.actions[0], action="x" * 100_000)
+    with pytest.raises(ReplayError) as e:
+        verify_record(bad)
+    msg = str(e.value)
+    assert msg.startswith(f"step 1 of {len(bad.actions)}: seat {bad.actions[0].seat} 'xxx") and len(msg) < 600, msg[:700]
+    assert "more characters" in msg
