@@ -202,7 +202,7 @@ def replay(
         with replay_errors():
             steps = step_record(record, seat, full)
             if interactive:
-                _interactive(list_until_error(steps, record), record, seat, full)
+                _interactive(list_until_error(steps, record, seat, full), record, seat, full)
             else:
                 for s in steps:
                     out.print(render_step(s, record, seat, full))
@@ -226,15 +226,17 @@ def replay_errors() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
-def list_until_error(steps, record: MatchRecord) -> list[ReplayStep]:
-    """All steps; on a ReplayError, print the ones that verified first, then re-raise."""
+def list_until_error(steps, record: MatchRecord, viewer: int | None = None, full: bool = False) -> list[ReplayStep]:
+    """All steps; on a ReplayError, print the ones that verified first, then re-raise. They
+    are shown from the viewpoint asked for, as --all shows them: printed as a spectator's,
+    a seat's own notes (--seat N, --full) were left out."""
     done: list[ReplayStep] = []
     try:
         for s in steps:
             done.append(s)
     except ReplayError:
         for s in done:
-            out.print(render_step(s, record))
+            out.print(render_step(s, record, viewer, full))
         raise
     return done
 

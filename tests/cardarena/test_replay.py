@@ -467,3 +467,21 @@ def test_a_huge_recorded_action_is_cut_where_the_replay_names_it(cli_record):
     msg = str(e.value)
     assert msg.startswith(f"step 1 of {len(bad.actions)}: seat {bad.actions[0].seat} 'xxx") and len(msg) < 600, msg[:700]
     assert "more characters" in msg
+
+
+def test_steps_shown_before_a_failure_keep_the_viewpoint_asked_for(cli_record):
+    """--step on a record that fails printed the steps that verified as a spectator's: a
+    seat's own notes, shown to --seat N and --full, were left out of them."""
+    from arbiter.cli import replay as replay_cli
+
+    bad = _tampered(cli_record)
+    seat = bad.actions[0].seat
+    bad.actions[0] = dataclasses.replace(bad.actions[0], note="my own plan")
+    bad.actions[2] = dataclasses.replace(bad.actions[2], action="x")
+    for viewer, full in ((seat, False), (None, True)):
+        with replay_cli.out.capture() as shown, pytest.raises(ReplayError):
+            replay_cli.list_until_error(step_record(bad, viewer, full), bad, viewer, full)
+        assert "note: my own plan" in shown.get()
+    with replay_cli.out.capture() as shown, pytest.raises(ReplayError):  # a spectator does not read it
+        replay_cli.list_until_error(step_record(bad, None), bad)
+    assert "my own plan" not in shown.get()
