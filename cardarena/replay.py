@@ -84,6 +84,12 @@ def _walk(record: MatchRecord) -> Iterator[tuple[int, State, list[Event]]]:
     if len(record.seat_names) != game.num_seats:  # every reader names each seat from this list
         raise ReplayError(f"the record names {len(record.seat_names)} seats, but {record.game} with its options "
                           f"has {game.num_seats}: the record was altered or is corrupt")
+    for k, inc in enumerate(record.incidents, 1):  # each names a seat, and a failure the arbiter records
+        if not 0 <= inc.seat < game.num_seats or inc.kind not in FORFEIT_REASON:
+            fault = (f"seat {inc.seat}, but {record.game} has seats 0 to {game.num_seats - 1}"
+                     if not 0 <= inc.seat < game.num_seats else
+                     f"{clip(repr(inc.kind), 40)}, which is no failure (they are {', '.join(FORFEIT_REASON)})")
+            raise ReplayError(f"incident {k} of {len(record.incidents)} names {fault}: the record was altered or is corrupt")
     state = game.new_initial_state(record.seed)
     yield 0, state, list(state.log)
     n = len(record.actions)
@@ -152,12 +158,10 @@ def _check_forfeit(record: MatchRecord, game: Game) -> None:
         raise ReplayError(f"the record says the match ended by {rec.reason.value}, but it records no incident "
                           "(the failure that ended it): the record was altered or is corrupt")
     last = record.incidents[-1]
-    due_reason = FORFEIT_REASON.get(last.kind)
-    if not 0 <= last.seat < game.num_seats or due_reason is not rec.reason:
-        ends = f"forfeits by {due_reason.value}" if due_reason else "is no failure that forfeits"
+    due_reason = FORFEIT_REASON[last.kind]  # _walk checked each incident's seat and kind
+    if due_reason is not rec.reason:
         raise ReplayError(f"the record says the match ended by {rec.reason.value}, but its last incident, seat {last.seat}'s "
-                          f"{last.kind!r}, {ends}{'' if 0 <= last.seat < game.num_seats else ' (no such seat)'}: "
-                          "the record was altered or is corrupt")
+                          f"{last.kind!r}, forfeits by {due_reason.value}: the record was altered or is corrupt")
     due = forfeit_outcome(game, last.seat, rec.reason, rec.detail)
     if (due.scores, due.ranks) != (rec.scores, rec.ranks):
         raise ReplayError(

@@ -453,7 +453,7 @@ def test_a_forfeits_result_is_checked_against_the_failure_that_ended_it(forfeit_
     with pytest.raises(ReplayError, match="seat 0's forfeit .*the result was altered"):
         verify_record(dataclasses.replace(rec, incidents=blamed))
     nobody = [dataclasses.replace(rec.incidents[-1], seat=9)]
-    with pytest.raises(ReplayError, match=r"seat 9's 'malformed', forfeits by forfeit_illegal \(no such seat\)"):
+    with pytest.raises(ReplayError, match=r"incident \d+ of \d+ names seat 9, but"):
         verify_record(dataclasses.replace(rec, incidents=nobody))
 
 
@@ -485,3 +485,17 @@ def test_steps_shown_before_a_failure_keep_the_viewpoint_asked_for(cli_record):
     with replay_cli.out.capture() as shown, pytest.raises(ReplayError):  # a spectator does not read it
         replay_cli.list_until_error(step_record(bad, None), bad)
     assert "my own plan" not in shown.get()
+
+
+def test_an_incident_of_no_seat_or_no_failure_does_not_verify(cli_record):
+    """An incident is part of what the match was (``content``), shown by the web page and
+    counted by the standings, yet one naming seat 9 of a four-seat game, or a kind the arbiter
+    never records, verified."""
+    from cardarena.records import Incident
+
+    with pytest.raises(ReplayError, match=r"^incident 1 of 1 names seat 9, but .* has seats 0 to \d: the record was altered"):
+        verify_record(dataclasses.replace(cli_record, incidents=[Incident(9, "crash", "x")]))
+    with pytest.raises(ReplayError, match=r"^incident 2 of 2 names 'cheat', which is no failure \(they are timeout, "):
+        verify_record(dataclasses.replace(cli_record, incidents=[Incident(0, "timeout", "x"), Incident(1, "cheat", "x")]))
+    ok = dataclasses.replace(cli_record, incidents=[Incident(1, "timeout", "x (strike 1 of 3 allowed)")])
+    assert verify_record(ok) == cli_record.outcome  # a tolerated failure, in a match played to its end
