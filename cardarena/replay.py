@@ -128,7 +128,7 @@ def _check_result(record: MatchRecord, game: Game, state: State) -> None:
         if state.is_terminal:
             raise ReplayError(f"the record says the match ended by {rec.reason.value}, but its actions finish the game")
         if rec.reason.is_forfeit:
-            _check_forfeit(record, game)
+            _check_forfeit(record, game, state)
         return
     if not state.is_terminal:
         raise ReplayError(
@@ -147,7 +147,12 @@ def _check_result(record: MatchRecord, game: Game, state: State) -> None:
         )
 
 
-def _check_forfeit(record: MatchRecord, game: Game) -> None:
+#: The failures that only an answer can be: its seat was the one asked, the seat to act when
+#: the match ended (a crash or a disconnection may also come at the start, from any seat).
+_ANSWERS = frozenset({"illegal", "malformed", "timeout"})
+
+
+def _check_forfeit(record: MatchRecord, game: Game, state: State) -> None:
     """A forfeit's result is the runner's (``forfeit_outcome``) for the failure that ended the
     match, the record's last incident: the engine has no say in it, so without this check a
     record whose ranks were swapped (the forfeiting side first) or whose scores were changed
@@ -162,6 +167,10 @@ def _check_forfeit(record: MatchRecord, game: Game) -> None:
     if due_reason is not rec.reason:
         raise ReplayError(f"the record says the match ended by {rec.reason.value}, but its last incident, seat {last.seat}'s "
                           f"{last.kind!r}, forfeits by {due_reason.value}: the record was altered or is corrupt")
+    if last.kind in _ANSWERS and last.seat != state.current_seat:
+        raise ReplayError(f"the record says seat {last.seat}'s {last.kind} answer ended the match, but after its "
+                          f"{len(record.actions)} actions it is seat {state.current_seat}'s turn: actions were cut or "
+                          "added, or the incident was altered")
     due = forfeit_outcome(game, last.seat, rec.reason, rec.detail)
     if (due.scores, due.ranks) != (rec.scores, rec.ranks):
         raise ReplayError(

@@ -450,8 +450,13 @@ def test_a_forfeits_result_is_checked_against_the_failure_that_ended_it(forfeit_
     with pytest.raises(ReplayError, match="records no incident"):
         verify_record(dataclasses.replace(rec, incidents=[]))
     blamed = [dataclasses.replace(rec.incidents[-1], seat=0)]  # the other side blamed, the ranks left
-    with pytest.raises(ReplayError, match="seat 0's forfeit .*the result was altered"):
+    with pytest.raises(ReplayError, match="seat 0's malformed answer ended the match, but .* it is seat 1's turn"):
         verify_record(dataclasses.replace(rec, incidents=blamed))
+    # the forfeit moved to before another seat's action: cut where the seat to act is not seat 1
+    k = max(i for i, a in enumerate(rec.actions) if a.seat != 1)
+    with pytest.raises(ReplayError, match=rf"seat 1's malformed answer ended the match, but after its "
+                                          rf"{k} actions it is seat {rec.actions[k].seat}'s turn: actions were cut"):
+        verify_record(dataclasses.replace(rec, actions=rec.actions[:k]))
     nobody = [dataclasses.replace(rec.incidents[-1], seat=9)]
     with pytest.raises(ReplayError, match=r"incident \d+ of \d+ names seat 9, but"):
         verify_record(dataclasses.replace(rec, incidents=nobody))
