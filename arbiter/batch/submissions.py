@@ -294,10 +294,14 @@ def check_submission(sub: Submission, check: Callable[[Path], Report] | None = N
             p.chmod(0o755 if p.is_dir() else 0o644)
         report = (check or check_bot)(staged)
         # the staged copy's folder is this machine's, not the author's: name the files as
-        # the submission does (``bot.py:3: SyntaxError ...``)
+        # the submission does (``bot.py:3: SyntaxError ...``). The folder the files were
+        # written to, not ``staged``: a single file's is that file, not a folder its
+        # paths begin with (a syntax error read /tmp/arena-submit-.../bot/mybot.py:3)
+        folder = Path(tmp) / "bot"
         for c in report.checks:
-            for folder in {str(staged.resolve()), str(staged)}:
-                c.detail = c.detail.replace(folder + os.sep, "")
+            for shown in {str(folder.resolve()), str(folder)}:
+                c.detail = c.detail.replace(shown + os.sep, "")
+        report.spec = sub.entry  # what `bots show` and the report's title say was checked
         return report
 
 

@@ -324,7 +324,9 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
             intact += f": {escape(missing_copy(db, ref, Path(latest['path'])))}"
         out.print(f"stored at {escape(latest['path'])} (entry {escape(latest['entry'])}); copy intact: {intact}",
                   highlight=False)
-    _print_report(latest["report"])
+    # titled by what is registered, as submit's table is: the report's own spec is where it
+    # was checked, a temporary folder of the checking machine (/tmp/arena-submit-.../bot)
+    _print_report(latest["report"], f"{latest['entry']}: {latest['name']} {latest['version']}")
 
 
 @bots_app.command("remove")

@@ -133,3 +133,23 @@ def test_the_bundled_names_listed_for_play_and_the_sdk_are_every_one():
     assert set(listed.split(", ")) == set(sdk.loading.BUNDLED), listed
     doc = " ".join(sdk.loading.__doc__.split())
     assert all(f"``{name}``" in doc for name in sdk.loading.BUNDLED), doc[:200]
+
+
+def test_bots_show_titles_the_check_report_by_what_is_registered_not_where_it_was_checked(tmp_path):
+    """A submission is checked in a temporary folder of the checking machine: its report's
+    spec names that folder, which the author never saw and which is gone by then."""
+    from arbiter.store.registry import Registry, Submission
+
+    class Report:
+        bot = {"name": "mine", "version": "1", "games": ["spades"], "deterministic": False}
+
+        def to_dict(self) -> dict:
+            return {"spec": "/tmp/arena-submit-x1y2z3/bot/mine.py", "ok": True, "bot": self.bot,
+                    "checks": [{"name": "import", "ok": True, "detail": "mine.py:Mine"}]}
+
+    db = tmp_path / "arena.sqlite"
+    with Registry(db) as reg:
+        reg.add("mine", "1", Submission({"mine.py": b"x = 1\n"}, "mine.py"), Report())
+    r = runner.invoke(app, ["bots", "show", "mine", "--db", str(db)], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    assert "arena-submit" not in r.output and "mine.py: mine 1, games spades" in r.output, r.output

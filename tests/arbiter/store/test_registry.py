@@ -431,3 +431,16 @@ def test_other_users_may_pass_through_the_stored_copies_but_not_list_them(tmp_pa
             assert (registry.root / v.content_hash / "bot.py").stat().st_mode & 0o004  # its copy stays readable
     finally:
         os.umask(old)
+
+
+@pytest.mark.e2e
+def test_a_refused_single_file_names_its_own_file_not_the_folder_it_was_checked_in(tmp_path):
+    """A single-file bot is checked from a temporary copy (/tmp/arena-submit-.../bot/FILE):
+    the author is told FILE:LINE, as a folder bot's bot.py:LINE is."""
+    bot = tmp_path / "mybot.py"
+    bot.write_text("from sdk import Bot\n\nclass Broken(Bot)\n    name = 'broken'\n")
+    with reg.Registry(tmp_path / "a.sqlite") as r:
+        with pytest.raises(reg.SubmissionRejected) as exc:
+            submit(r, bot, "broken")
+    assert "arena-submit" not in str(exc.value), exc.value
+    assert "mybot.py:3: SyntaxError" in exc.value.report.checks[0].detail and exc.value.report.spec == "mybot.py"
