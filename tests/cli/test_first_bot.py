@@ -151,6 +151,38 @@ def test_an_illegal_answer_says_why_in_the_self_test_and_the_harness(tmp_path):
         play_match("spades", [load_bot(str(bot)), load_bot("random")] * 2, seed=1, options={"deals": 1})
 
 
+def test_a_bot_over_the_time_limit_fails_the_self_test_at_once_not_by_its_whole_timeout(tmp_path):
+    """A bot 2.5 s a decision (limit 2 s) played the self-test's 200 positions, then 200
+    more for determinism, and was refused after 120 s as "did not finish (a decision that
+    never returns?)", where every decision returned: the first late one ends the playout and
+    the time check says how late it was."""
+    import time
+
+    from arbiter.hosting.botcheck import run_checks
+
+    bot = tmp_path / "slow.py"
+    bot.write_text(textwrap.dedent("""\
+        import time
+        from sdk import Bot
+
+        class Slow(Bot):
+            name = "slow"
+            games = ("spades",)
+            deterministic = True
+
+            def choose(self, view, legal_actions):
+                time.sleep(0.06)
+                return legal_actions[0]
+        """))
+    t0 = time.monotonic()
+    report = run_checks(str(bot), positions=200, decision_ms=20)
+    took = time.monotonic() - t0
+    checks = {c.name: c for c in report.checks}
+    assert not checks["time:spades"].ok and "limit 20 ms" in checks["time:spades"].detail, report.checks
+    assert "over the time limit" in checks["legal:spades"].detail and "deterministic:spades" not in checks
+    assert took < 3, took  # 400 decisions of 60 ms before
+
+
 def test_a_bot_scripts_help_shows_its_flags_and_connects_to_nothing(capsys):
     """``python mybot.py --help`` (a script ending in ``run(MyBot())``, as the README's) tried
     to connect to 127.0.0.1:50051 and said it could not reach it: ``run`` read its flags with
