@@ -1051,12 +1051,16 @@ class Arena:
             # removed from the registry while it played (arbiter bots remove, another process):
             # its seats since were forfeits of a copy that was no longer there, not of its
             # play; cut off, the encounter is never counted, as one a stop cuts off
+            # named by whom it played, not by its number: an abandoned encounter has none of
+            # those shown (stdout, the pages: the finishing order), and its start number is
+            # another encounter's there
             self.tables.abandon(self.row.id, idx)
             for p in gone:
-                self.tables.set_status(self.row.id, p, "withdrawn", "removed from the registry during its encounter "
-                                       f"{idx} (abandoned, never counted)")
-            log.warning("arena %s: %s removed from the registry during encounter %d: abandoned",
-                        self.row.name, ", ".join(gone), idx)
+                others = ", ".join(q for q in players if q != p) or "its own copies"
+                self.tables.set_status(self.row.id, p, "withdrawn", "removed from the registry while it played "
+                                       f"{others} (that encounter abandoned, never counted)")
+            log.warning("arena %s: %s removed from the registry during an encounter of %s: abandoned",
+                        self.row.name, ", ".join(gone), " vs ".join(players))
             self._refresh()
             return None
         return self._commit(idx, players, played, started)

@@ -222,6 +222,8 @@ def test_an_encounter_of_a_version_removed_while_it_played_is_abandoned_never_co
     [enc] = a.tables.encounters(a.row.id, None)
     assert enc.status == "abandoned" and a.tables.matches(a.row.id) == []
     assert a.entrants["mine@1"].status == "withdrawn" and "removed from the registry" in a.entrants["mine@1"].reason
+    # named by whom it played: its start number (0 here) is another encounter's on stdout and the pages
+    assert "while it played random" in a.entrants["mine@1"].reason and "encounter 0" not in a.entrants["mine@1"].reason
     assert (a.entrants["random"].mu, a.entrants["random"].sigma) == before and a.entrants["random"].encounters == 0
     assert verify(a.tables, a.row) == []
     a.close()
