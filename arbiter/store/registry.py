@@ -195,7 +195,11 @@ def validate(sub: Submission) -> Submission:
             raise RegistryError(str(exc)) from None
     runtime = manifest.runtime if manifest else PYTHON
     if len(sub.files) > runtime.max_files or sub.size > runtime.max_bytes:
-        raise RegistryError(f"submission too big: {len(sub.files)} files, {sub.size} bytes "
+        # in the limit's own unit, and the largest file named: what an author trims first
+        largest = max(sub.files, key=lambda p: len(sub.files[p]))
+        n = len(sub.files)
+        raise RegistryError(f"submission too big: {n} file{'' if n == 1 else 's'}, {-(-sub.size // 1024)} KiB, the "
+                            f"largest {largest} ({-(-len(sub.files[largest]) // 1024)} KiB) "
                             f"(at most {runtime.max_files} files and {runtime.max_bytes // 1024} KiB"
                             f"{'' if runtime is PYTHON else ' for a ' + runtime.name + ' bot'})")
     for p in sub.files:

@@ -64,7 +64,11 @@ def test_collect_hashes_content_and_refuses_bad_layouts(tmp_path):
         reg.collect(a)
     with pytest.raises(reg.RegistryError, match="relative, no '..'"):
         reg.validate(reg.Submission({"../evil.py": b"", "bot.py": b""}, "bot.py"))
-    with pytest.raises(reg.RegistryError, match="too big"):
+    # in the limit's unit, the largest file named (it said "1 files, 5242881 bytes")
+    with pytest.raises(reg.RegistryError, match=r"too big: 2 files, 5121 KiB, the largest weights.py \(5121 KiB\) "
+                                                 r"\(at most 200 files and 5120 KiB\)$"):
+        reg.validate(reg.Submission({"weights.py": b"x" * (reg.MAX_BYTES + 1), "bot.py": b""}, "bot.py"))
+    with pytest.raises(reg.RegistryError, match=r"too big: 1 file, "):
         reg.validate(reg.Submission({"bot.py": b"x" * (reg.MAX_BYTES + 1)}, "bot.py"))
 
 
