@@ -390,13 +390,17 @@ class ArenaSpec:
         best = test.m1 + (test.m1 - test.m0)
         if test.run([best] * self.gate_max_deals, max_deals=self.gate_max_deals).decision == H1:
             return ""
-        where = "gate.bounds" if self.gate_bounds is not None else f"{self.game}'s bounds under these options"
+        # bounds given are the ones to narrow: the game's options no longer set them
+        given = self.gate_bounds is not None
+        where = "gate.bounds" if given else f"{self.game}'s bounds under these options"
+        bounds = "narrower bounds" if given else "bounds = \"LO,HI\""
+        shorter = "" if given else ", or shorter matches (the game's options, e.g. -o deals=1)"
         return (f"gate: the betting test on a deal margin between {test.lo:g} and {test.hi:g} ({where}) "
                 f"cannot accept H1 within gate.max_deals = {self.gate_max_deals} deals even if every deal's "
                 f"margin were {best:g} with no spread (H1 asks {test.m1:g}): bounds that wide leave it no "
-                f"power, and every new version would be rejected. In the ladder file's [gate] table give bounds "
-                f"= \"LO,HI\" (the margins that really occur), sd_bound = S (the variance-bounded test) or "
-                f"test = \"normal\"; or a larger M1, or shorter matches (the game's options, e.g. -o deals=1)")
+                f"power, and every new version would be rejected. In the ladder file's [gate] table give {bounds} "
+                f"(the margins that really occur), a larger max_deals, sd_bound = S (the variance-bounded test) or "
+                f"test = \"normal\"; or a larger M1{shorter}")
 
     def _gate_settings_given(self) -> list[str]:
         """The ``[gate]`` settings given other than their defaults (as the file names them)."""

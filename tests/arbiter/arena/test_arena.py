@@ -1099,6 +1099,10 @@ def test_a_betting_gate_whose_bounds_leave_it_no_power_is_refused_before_authors
         a.open()
         a.close()
     assert any("cannot accept H1" in r.getMessage() for r in caplog.records)
+    # bounds given: those are what to narrow (the game's options, "-o deals=1", no longer set them)
+    narrow = replace(powerless, gate="0,20", gate_bounds="-600,600", gate_max_deals=40, options=SPADES).gate_powerless()
+    assert "(gate.bounds)" in narrow and "give narrower bounds" in narrow and "deals=1" not in narrow, narrow
+    assert "a larger max_deals" in why and "deals=1" in why, why
     for able in (replace(powerless, gate_bounds="-1000,1000"), replace(powerless, gate_kind="normal"),
                  replace(powerless, options=SPADES), ArenaSpec(game="spite-and-malice", gate="0,0.1")):  # the README's
         assert able.gate_powerless() == "", able
