@@ -27,7 +27,7 @@ from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, UNDECLARED_NAME
 from arbiter.hosting.vetting import self_test
-from arbiter.server.bots import CatalogError
+from arbiter.server.bots import CatalogError, not_yours
 from arbiter.store.arenas import Standing, standings_of, unplayed_arenas
 from arbiter.store.registry import (
     MAX_BYTES,
@@ -479,7 +479,8 @@ class RegistryCatalog:
         # name is public all the same: leaderboards show it, Submit says it is taken).
         owner = self.registry.owner(name)
         if owner is None or (author != "admin" and owner != author):
-            raise CatalogError(f"no bot {name[:64]!r} of yours", "missing")
+            own = sorted({v.name for v in self.registry.versions(author=None if author == "admin" else author)})
+            raise CatalogError(not_yours(name, own), "missing")
         try:
             return self.registry.remove(name, version, author)
         except RegistryError as exc:

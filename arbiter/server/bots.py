@@ -10,6 +10,7 @@ the Matches service is (a local arbiter); ``arbiter serve`` warns about it.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import hmac
 import json
 import logging
@@ -36,6 +37,15 @@ class CatalogError(Exception):
         super().__init__(message)
         self.kind = kind
         self.lines = lines
+
+
+def not_yours(name: str, own: list[str]) -> str:
+    """The refusal of a bot that is none of the caller's (Show, Remove), with the closest of
+    the caller's own names: a misspelt name of one's own bot was told only "no bot 'goood' of
+    yours", where the local registry suggests 'good'. Only the caller's names are offered:
+    others' versions are theirs."""
+    close = difflib.get_close_matches(name, own, n=1)
+    return f"no bot {name[:80]!r} of yours" + (f": did you mean {close[0]!r}?" if close else "")
 
 
 class BotCatalog(Protocol):
@@ -184,10 +194,12 @@ class BotsServicer(bpb_grpc.BotsServicer):
             owner = self.catalog.owner(request.name)
             versions = self.catalog.versions(request.name)
             ladders = self.catalog.standings(request.name) if owner is not None else []
+            if owner is None or (author != "admin" and owner != author):
+                own = sorted({v.name for v in self.catalog.versions(author=None if author == "admin" else author)})
         if owner is None or (author != "admin" and owner != author):
             # A bot's name is public (it is on every leaderboard; Submit says a name is
             # taken), its versions, files and ladders are its author's: Show lists only yours.
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no bot {request.name[:80]!r} of yours")
+            await context.abort(grpc.StatusCode.NOT_FOUND, not_yours(request.name, own))
         return bpb.ShowBotResponse(versions=[version_to_proto(v) for v in versions],
                                    ladders=[standing_to_proto(s) for s in ladders])
 

@@ -448,3 +448,41 @@ def test_a_refused_single_file_names_its_own_file_not_the_folder_it_was_checked_
             submit(r, bot, "broken")
     assert "arena-submit" not in str(exc.value), exc.value
     assert "mybot.py:3: SyntaxError" in exc.value.report.checks[0].detail and exc.value.report.spec == "mybot.py"
+
+
+class _Passed:
+    """What Registry.add keeps of a passed check (a real one takes seconds)."""
+
+    bot = {"games": ["spades"], "deterministic": False}
+
+    def to_dict(self) -> dict:
+        return {"ok": True, "checks": []}
+
+
+@pytest.mark.e2e
+def test_the_bots_service_suggests_the_callers_own_name_for_a_misspelt_one_and_never_anothers(tmp_path):
+    """``bots show goood --server`` said only "no bot 'goood' of yours" (the local registry
+    suggests 'good'); the closest of the caller's own names is offered, not another author's."""
+    from arbiter.server import client
+
+    db = tmp_path / "a.sqlite"
+    with reg.Registry(db) as r:
+        r.add("good", "1", reg.Submission({"bot.py": b"x = 1\n"}, "bot.py"), _Passed(), author="alice")
+        r.add("other", "1", reg.Submission({"bot.py": b"x = 2\n"}, "bot.py"), _Passed(), author="bob")
+
+    async def remote() -> list[str]:
+        running = await start_server(0, bots_catalog=RegistryCatalog(db), admin_token="a" * 20,
+                                     author_tokens={"t" * 20: "alice"})
+        said = []
+        try:
+            for call, name in ((client.show_bot, "goood"), (client.remove_bot, "goood"), (client.show_bot, "othr")):
+                with pytest.raises(client.ClientError) as exc:
+                    await asyncio.to_thread(call, running.address, "t" * 20, name)
+                said.append(str(exc.value))
+        finally:
+            await running.stop(0.5)
+        return said
+
+    show, remove, others = asyncio.run(remote())
+    assert "no bot 'goood' of yours: did you mean 'good'?" in show and "did you mean 'good'?" in remove, (show, remove)
+    assert "no bot 'othr' of yours" in others and "other" not in others.replace("'othr'", ""), others
