@@ -63,6 +63,7 @@ import secrets
 import shutil
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
@@ -71,7 +72,7 @@ from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
-from arbiter.batch.submissions import RegistryCatalog
+from arbiter.batch.submissions import RegistryCatalog, check_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, TRANSPORTS, BotStartError
@@ -256,6 +257,16 @@ class ArenaSpec:
                 "ones, so nothing was registered. Ask its operator for a bot token (arbiter credentials add-bot NAME) "
                 "and run your bot on your machine with it: ARENA_TOKEN=TOKEN python -m sdk --bot BOT --name NAME "
                 "--address HOST:PORT (this arbiter's address)")
+
+    def submission_check(self) -> Callable[[Path], Any]:
+        """How a version submitted to it is checked: ``check_bot`` on this ladder's clock. The
+        check's own default (2000 ms a decision) refused, at a ladder of 10 s a decision, a bot
+        3 s a decision that every match here would have let play, and let one of 1.5 s into a
+        ladder of 500 ms, where it then forfeited until suspended. Without a per-decision limit
+        (0) the check keeps its own."""
+        if not self.decision_ms:
+            return check_bot
+        return partial(check_bot, decision_ms=self.decision_ms, bank_ms=self.bank_ms)
 
     @property
     def where(self) -> Where:

@@ -171,7 +171,8 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
     announced: Path | None = None
     started = False  # "arena stopped" is said of an arena that started, not of one refused on its way
     try:
-        bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure, closed=spec.submissions_closed)
+        bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure, closed=spec.submissions_closed,
+                                              check=spec.submission_check())
         ladder.hub = bots.hub  # where the remote division's bots connect
         ladder.spectators = bots.spectators  # and where its matches are watched (the spectator token)
         if service.web_port >= 0:

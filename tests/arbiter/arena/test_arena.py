@@ -1106,3 +1106,15 @@ def test_a_betting_gate_whose_bounds_leave_it_no_power_is_refused_before_authors
     for able in (replace(powerless, gate_bounds="-1000,1000"), replace(powerless, gate_kind="normal"),
                  replace(powerless, options=SPADES), ArenaSpec(game="spite-and-malice", gate="0,0.1")):  # the README's
         assert able.gate_powerless() == "", able
+
+
+def test_a_version_submitted_to_a_ladder_is_checked_on_the_ladders_clock():
+    """The arena's Bots service checked submissions at the self-test's own 2000 ms a decision:
+    a ladder of 10 s a decision refused a bot of 3 s, one of 500 ms let in a bot of 1.5 s that
+    then forfeited every match. The check is ``check_bot`` on the ladder's clock; with no
+    per-decision limit (0) its own."""
+    from arbiter.batch.submissions import check_bot
+
+    check = _spec(decision_ms=500, bank_ms=4000).submission_check()
+    assert check.func is check_bot and check.keywords == {"decision_ms": 500, "bank_ms": 4000}, check
+    assert _spec(decision_ms=0).submission_check() is check_bot
