@@ -26,7 +26,7 @@ from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, UNDECLARED_NAME
-from arbiter.hosting.vetting import self_test
+from arbiter.hosting.vetting import overran, self_test
 from arbiter.server.bots import CatalogError, not_yours
 from arbiter.store.arenas import Standing, standings_of, unplayed_arenas
 from arbiter.store.registry import (
@@ -110,7 +110,7 @@ def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_m
             report = asyncio.run(_over_the_wire(timeout, path, manifest, positions, decision_ms, bank_ms, box))
         except TimeoutError:
             report = Report(str(path))
-            report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
+            report.add("self-test", False, overran(timeout, positions))
     else:
         report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
     if report.ok and smoke:

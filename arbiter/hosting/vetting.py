@@ -19,6 +19,16 @@ from arbiter.hosting.loading import shadowing
 from cardarena.runtimes import ManifestError, manifest_of
 
 
+def overran(timeout: float, positions: int) -> str:
+    """Why a self-test that ran out of time failed, in words an author can act on: it asked
+    "a decision that never returns?" of a bot whose every decision returned, but whose
+    answers, each within the limit, were too slow together (at 0.5 s a decision, 200
+    positions and as many again for determinism take more than 120 s)."""
+    return (f"did not finish within {timeout:.0f} s: a decision that never returns, or answers too slow together "
+            f"({positions} positions a game, as many again for determinism if it says it is deterministic, must all "
+            f"fit in it: under {timeout / (2 * positions):.2g} s a decision on average, whatever the limit of one)")
+
+
 def self_test(
     path: str | os.PathLike,
     *,
@@ -63,7 +73,7 @@ def self_test(
         for c in report.checks:  # the author's own path, not the one the sandbox showed the bot
             c.detail = box.to_host(c.detail, [path])
     except subprocess.TimeoutExpired:
-        report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
+        report.add("self-test", False, overran(timeout, positions))
         return report
     except (ValueError, KeyError) as exc:
         report.add("self-test", False, f"unreadable report: {exc}")

@@ -183,6 +183,31 @@ def test_a_bot_over_the_time_limit_fails_the_self_test_at_once_not_by_its_whole_
     assert took < 3, took  # 400 decisions of 60 ms before
 
 
+@pytest.mark.e2e
+def test_a_self_test_out_of_time_says_how_fast_its_answers_had_to_be(tmp_path):
+    """A bot whose every decision returned within the limit, but too slowly for the check's
+    positions to fit in its time, was asked "a decision that never returns?": it is told the
+    budget, an average a decision, whatever the limit of one."""
+    from arbiter.hosting.vetting import self_test
+
+    bot = tmp_path / "steady.py"
+    bot.write_text(textwrap.dedent("""\
+        import time
+        from sdk import Bot
+
+        class Steady(Bot):
+            name = "steady"
+            games = ("spades",)
+
+            def choose(self, view, legal_actions):
+                time.sleep(0.05)
+                return legal_actions[0]
+        """))
+    report = self_test(bot, positions=200, decision_ms=2000, timeout=2)
+    (check,) = report.checks
+    assert not check.ok and "answers too slow together" in check.detail and "under 0.005 s a decision" in check.detail, check
+
+
 def test_a_bot_scripts_help_shows_its_flags_and_connects_to_nothing(capsys):
     """``python mybot.py --help`` (a script ending in ``run(MyBot())``, as the README's) tried
     to connect to 127.0.0.1:50051 and said it could not reach it: ``run`` read its flags with
