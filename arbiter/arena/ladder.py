@@ -769,8 +769,10 @@ class Arena:
                 continue
             if player in self.entrants:
                 e = self.entrants[player]
-                if e.status == "withdrawn" and e.reason == REMOVED:  # it left: it stays out (RETURNED)
-                    self.tables.set_status(arena_id, player, "withdrawn", REMOVED + RETURNED)
+                # it left (between encounters, or during one: "removed from the registry while it
+                # played ..."): it stays out (RETURNED), said once
+                if e.status == "withdrawn" and e.reason.startswith(REMOVED) and not e.reason.endswith(RETURNED):
+                    self.tables.set_status(arena_id, player, "withdrawn", e.reason + RETURNED)
                     changed = True
                 elif e.status == "replaced" and not any(x.status in ("active", "candidate") for x in self.entrants.values()
                                                         if x.name == name and x.author != HOUSE):

@@ -226,6 +226,15 @@ def test_an_encounter_of_a_version_removed_while_it_played_is_abandoned_never_co
     assert "while it played random" in a.entrants["mine@1"].reason and "encounter 0" not in a.entrants["mine@1"].reason
     assert (a.entrants["random"].mu, a.entrants["random"].sigma) == before and a.entrants["random"].encounters == 0
     assert verify(a.tables, a.row) == []
+    # the same files registered again stay out, and its reason says so (it matched only the
+    # bare "removed from the registry" of a version removed between encounters)
+    with Registry(db) as reg:
+        _register_code(reg, "1", REMOVED_WHILE_PLAYING.format(db=str(db)))
+    a.sync_entrants()
+    e = a.entrants["mine@1"]
+    assert e.status == "withdrawn" and "while it played random" in e.reason and "registered again" in e.reason, e.reason
+    a.sync_entrants()
+    assert a.entrants["mine@1"].reason.count("registered again") == 1, a.entrants["mine@1"].reason
     a.close()
 
 
