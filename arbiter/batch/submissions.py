@@ -412,10 +412,20 @@ def submit(
 def notices(registry: Registry, version: BotVersion) -> list[str]:
     """What the author of ``version``, just registered, should know of it in this store, in
     words: each arena here (its entrants the registered bots) whose game it does not play,
-    where it is not entered (the arena enters every registered bot that plays its game)."""
+    where it is not entered (the arena enters every registered bot that plays its game), and
+    each arena this very version left (withdrawn), which it does not enter again."""
     plays = ", ".join(version.games)
-    return [f"arena {name!r} here plays {game}; {version.name} {version.version} plays {plays}: it is not entered "
+    said = [f"arena {name!r} here plays {game}; {version.name} {version.version} plays {plays}: it is not entered "
             "there" for name, game in unplayed_arenas(registry.db, version.games)]
+    # a version removed and registered again (the same files: the registry allows it) stays
+    # out of the ladders it left, which its author was not told at submission
+    player = f"{version.name}@{version.version}"
+    for s in standings_of(registry.db, version.name):
+        if s.player == player and s.status == "withdrawn":
+            why = s.reason.split(", then registered again")[0]
+            said.append(f"arena {s.arena!r} here: {player} left it ({why}) and does not come back under its old "
+                        "rating: submit it as a new version to play there")
+    return said
 
 
 class RegistryCatalog:

@@ -486,3 +486,24 @@ def test_the_bots_service_suggests_the_callers_own_name_for_a_misspelt_one_and_n
     show, remove, others = asyncio.run(remote())
     assert "no bot 'goood' of yours: did you mean 'good'?" in show and "did you mean 'good'?" in remove, (show, remove)
     assert "no bot 'othr' of yours" in others and "other" not in others.replace("'othr'", ""), others
+
+
+def test_a_version_registered_again_is_told_it_stays_out_of_the_ladder_it_left(tmp_path):
+    """The same files under a removed version's number may be registered again, but a ladder
+    the version left keeps it out: its author's submission said nothing of it."""
+    from arbiter.batch.submissions import notices
+    from arbiter.store.arenas import Arenas
+
+    db = tmp_path / "a.sqlite"
+    with Store(db) as store:
+        t = Arenas(store)
+        a = t.open_arena("sp", "spades", {"deals": 1})
+        t.add_entrant(a.id, "mine@2", "mine", "2", "bob", "", 25.0, 8.0, status="withdrawn",
+                      reason="removed from the registry while it played random (that encounter abandoned, never counted)")
+    with reg.Registry(db) as r:
+        v = r.add("mine", "2", reg.Submission({"bot.py": b"x = 1\n"}, "bot.py"), _Passed(), author="bob")
+        (said,) = notices(r, v)
+        assert said.startswith("arena 'sp' here: mine@2 left it (removed from the registry while it played random") and \
+            "submit it as a new version" in said, said
+        v3 = r.add("mine", "3", reg.Submission({"bot.py": b"x = 3\n"}, "bot.py"), _Passed(), author="bob")
+        assert notices(r, v3) == []
