@@ -421,7 +421,9 @@ def notices(registry: Registry, version: BotVersion) -> list[str]:
     # out of the ladders it left, which its author was not told at submission
     player = f"{version.name}@{version.version}"
     for s in standings_of(registry.db, version.name):
-        if s.player == player and s.status == "withdrawn":
+        # (the ladder's REMOVED: a version withdrawn for another reason, a house bot's name,
+        # is told by the ladder itself, and a new version would not mend it)
+        if s.player == player and s.status == "withdrawn" and s.reason.startswith("removed from the registry"):
             why = s.reason.split(", then registered again")[0]
             said.append(f"arena {s.arena!r} here: {player} left it ({why}) and does not come back under its old "
                         "rating: submit it as a new version to play there")
