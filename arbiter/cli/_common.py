@@ -161,6 +161,9 @@ MetricsOpt = Annotated[Optional[str], typer.Option(
     "--metrics", metavar="HOST:PORT", help="Serve Prometheus metrics at http://HOST:PORT/metrics (off by default; a bare "
     "PORT means 127.0.0.1; 0 takes a free port). The page asks no token: name an interface other machines reach only "
     "on a network you trust.")]
+#: ``--verbose`` of the long-running commands whose log is ``log_to_stderr``'s (``serve``, ``arena``).
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log at INFO on stderr, one line a record (without it: "
+                                          "warnings and errors only).")]
 TransportOpt = Annotated[str, typer.Option("--transport", help="local (bots as sandboxed processes on the arbiter's local channel: the bot stream in plain frames on a Unix socket, no HTTP/2; a bot of another runtime, such as Node, speaks gRPC), grpc (the same processes over gRPC), inproc (the bots in this process: trusted code; a file's bot only when asked, and its record says so) or auto (bundled bots in process, anything else hosted as local does).")]
 
 

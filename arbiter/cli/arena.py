@@ -69,7 +69,7 @@ from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
 from arbiter.spectating.runs import announce_run, forget_run
 from arbiter.cli._common import (OPTION_FLAG, BoundedStop, MetricsOpt, UsageError, _parse_options, _run, app, err, fail,
-                                 log_to_stderr, out, plural, port_free, read_tls, start_metrics)
+                                 log_to_stderr, out, plural, port_free, read_tls, start_metrics, VerboseOpt)
 
 
 @app.command()
@@ -103,7 +103,7 @@ def arena(
     cluster: Annotated[Optional[str], typer.Option("--cluster", help=flag_help(ArenaSpec, "cluster"))] = None,
     max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", min=1, help="Stop after this many encounters (default: run until stopped).")] = None,
     metrics: MetricsOpt = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Run a continuous rated ladder: submissions over the Bots service, encounters on duplicate deals, a live leaderboard."""
     from arbiter.arena.ladder import ArenaSpec, ServiceConfig, arena_from_dict, arena_from_toml

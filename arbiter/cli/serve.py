@@ -26,7 +26,7 @@ from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.cli._common import (BoundedStop, CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr,
-                                 not_nan, out, port_free, read_tls, start_metrics, warn_exposed)
+                                 not_nan, out, port_free, read_tls, start_metrics, warn_exposed, VerboseOpt)
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -105,7 +105,7 @@ def serve(
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
     hello_timeout: Annotated[float, typer.Option("--hello-timeout", min=0.1, max=3600, callback=not_nan, help="Seconds a new connection has to say Hello before it is closed.")] = 10.0,
     metrics: MetricsOpt = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
     log_to_stderr(verbose)
