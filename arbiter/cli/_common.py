@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional, Sequence
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 from rich.segment import Segment
@@ -43,7 +44,21 @@ def known_error(exc: BaseException) -> bool:
             return True
     return False
 
-app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
+class _Commands(TyperGroup):
+    """The ``arbiter`` command group: a Ctrl-C anywhere in a command says so. Typer turns a
+    KeyboardInterrupt into exit 130 without a word; where a command does not catch it itself
+    (``_run``, a run that says where its matches are), it is one ``interrupted`` line here."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            err.print("interrupted", highlight=False)
+            raise typer.Exit(130) from None
+
+
+app = typer.Typer(cls=_Commands, help="Card Arena arbiter: host card games between bots, run tournaments, show standings.",
+                  no_args_is_help=True)
 tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
 

@@ -13,3 +13,32 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
     silent = [f"arbiter {' '.join(path)} {p.opts[0]}" for path, cmd in command_tree().items()
               for p in cmd.params if p.param_type_name == "option" and not (p.help or "").strip()]
     assert not silent, silent
+
+
+class _CtrlCAt:
+    """An import finder that raises KeyboardInterrupt when ``name`` is imported: a Ctrl-C
+    landing in a command's own work, at a fixed place, as the signal's would."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, name, path=None, target=None):
+        if name == self.name:
+            raise KeyboardInterrupt
+        return None
+
+
+def test_a_ctrl_c_anywhere_in_a_command_is_one_line_and_130(monkeypatch, tmp_path) -> None:
+    """A Ctrl-C outside the library calls a command wraps (``_run``), such as `arbiter web`'s
+    seconds of start-up on a busy machine, ended the command with exit 130 and not a word:
+    typer turns any KeyboardInterrupt into a silent exit 130."""
+    import sys
+
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    monkeypatch.delitem(sys.modules, "arbiter.present.web", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_CtrlCAt("arbiter.present.web"), *sys.meta_path])
+    r = CliRunner().invoke(app, ["web", "--db", str(tmp_path / "a.sqlite"), "--port", "0"])
+    assert (r.exit_code, r.stdout, r.stderr.strip()) == (130, "", "interrupted"), (r.exit_code, r.output)
