@@ -447,10 +447,16 @@ def write_text(path: Path, text: str, flag: str) -> None:
         raise UsageError(f"{flag} {path}: {exc.strerror or exc}") from None
 
 
+def is_stdout(path: Path | None) -> bool:
+    """Whether an output file flag names ``-``: stdout, as everywhere on the command line (a
+    file named ``-`` was written, and ``| jq`` read nothing)."""
+    return path is not None and str(path) == "-"
+
+
 def emit(text: str, output: Path | None, said: str = "") -> None:
-    """An export's ``text``: on stdout, or written to ``output`` (``--output``) with a line on
-    stderr saying so (then ``said``)."""
-    if output is None:
+    """An export's ``text``: on stdout (no ``output``, or ``-``), or written to ``output``
+    (``--output``) with a line on stderr saying so (then ``said``)."""
+    if output is None or is_stdout(output):
         sys.stdout.write(text)
         return
     _run(write_text, output, text, "--output")

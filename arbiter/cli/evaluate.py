@@ -31,7 +31,7 @@ from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
-    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, need, out, show_progress,
+    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, is_stdout, need, out, show_progress,
     terminate_as_interrupt, write_text,
 )
 
@@ -110,7 +110,7 @@ def evaluate(
         typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file.")] = None,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
     cluster: Annotated[
         Optional[str],
         typer.Option("--cluster", help="Play the matches on the Dask scheduler at this address (tcp://HOST:PORT), as "
@@ -213,7 +213,7 @@ def evaluate(
     seed = None if drawn else (0 if seed is None else seed)
     # one file for two outputs: the JSON written over the probes file, or onto the store it ran into
     outputs = [(flag, path) for flag, path in (("--json", json_path), ("--probes-file", probes_file), ("--db", db))
-               if path is not None]
+               if path is not None and not is_stdout(path)]
     for i, (flag, path) in enumerate(outputs):
         for other, where in outputs[i + 1:]:
             if path.resolve() == where.resolve():
@@ -237,7 +237,7 @@ def evaluate(
         _run(_raise, UsageError(f"--sd-bound auto reads the s.d. of the evaluations stored before this one, and there "
                                 f"is no store at {db} yet: run an evaluation into it first (a fixed number of deals, "
                                 "or the default betting test), or give --sd-bound S"))
-    if json_path is not None:  # before the deals are played, not after
+    if json_path is not None and not is_stdout(json_path):  # before the deals are played, not after
         _run(check_writable, json_path, "--json")
     # The store opened and locked before anything is played, --luck-adjusted's probes too (minutes
     # for a searching bot): one that cannot keep the matches (no folder, not a store, read-only), or
@@ -295,27 +295,29 @@ def evaluate(
 
         seeds = sorted({(m.deal, m.seed) for m in result.matches})
         _run(keep_fit, probes_file, [s for _, s in seeds], result.deal_margins(), result.luck_features)
+    # the report on stdout, or on stderr when the JSON goes there (--json -: stdout is the JSON alone)
+    report = err if is_stdout(json_path) else out
     if result.resumed:
-        out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
+        report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
-    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    report.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     forfeits = result.forfeit_summary()
     if forfeits:
         if db is not None:  # each one, with its bot's stderr (a hosted bot's is nowhere else)
             forfeits += (f"; arbiter tournament show {shlex.quote(result.stored_as or '')} --failures --db "
                          f"{shlex.quote(str(db))} lists each")
-        out.print(forfeits, highlight=False, soft_wrap=True, markup=False)
+        report.print(forfeits, highlight=False, soft_wrap=True, markup=False)
     luck_line = result.luck_summary()
     if luck_line:
-        out.print(luck_line, highlight=False, soft_wrap=True, markup=False)
-    out.print(f"played: {result.venue}", highlight=False, soft_wrap=True, markup=False)
+        report.print(luck_line, highlight=False, soft_wrap=True, markup=False)
+    report.print(f"played: {result.venue}", highlight=False, soft_wrap=True, markup=False)
     if drawn:
         how = "drawn at random" if result.seed_source == "drawn" else f"that of {result.stored_as}, resumed"
-        out.print(f"seed {result.seed} {how} (a bot not installed with the arbiter could compute the deals of a known "
-                  f"seed); --seed {result.seed} replays these deals", highlight=False, soft_wrap=True, markup=False)
+        report.print(f"seed {result.seed} {how} (a bot not installed with the arbiter could compute the deals of a known "
+                     f"seed); --seed {result.seed} replays these deals", highlight=False, soft_wrap=True, markup=False)
     line = result.sprt_summary()
     if line:
-        out.print(line, highlight=False, soft_wrap=True, markup=False)  # names --sd-bound auto's evaluations
+        report.print(line, highlight=False, soft_wrap=True, markup=False)  # names --sd-bound auto's evaluations
     hint = worst = None
     if db is not None:  # the lines read from the store after the run, on one read-only connection
         from arbiter.store.db import StoreError
@@ -326,19 +328,23 @@ def evaluate(
         except StoreError:
             pass
     if hint:
-        out.print(hint, highlight=False, soft_wrap=True, markup=False)  # names stored evaluations: text
+        report.print(hint, highlight=False, soft_wrap=True, markup=False)  # names stored evaluations: text
     se = "-" if result.margin.no_spread is not None else f"{result.stderr:.3f}"  # one deal, or all alike: none
-    out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
+    report.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
-        out.print(f"stored in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(shlex.quote(result.stored_as))} "
-                  f"--db {escape(shlex.quote(str(db)))}[/] reads it",
-                  highlight=False, soft_wrap=True)  # the command stays on one line, to copy
+        report.print(f"stored in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(shlex.quote(result.stored_as))} "
+                     f"--db {escape(shlex.quote(str(db)))}[/] reads it",
+                     highlight=False, soft_wrap=True)  # the command stays on one line, to copy
         if worst:
-            out.print(worst, highlight=False, soft_wrap=True, markup=False)
+            report.print(worst, highlight=False, soft_wrap=True, markup=False)
     if json_path is not None:
         command = shlex.join(["arbiter", *sys.argv[1:]]) if sys.argv[1:2] == ["evaluate"] else ""
-        _run(write_text, json_path, json.dumps(result.to_json(command), separators=(",", ":")) + "\n", "--json")
-        out.print(f"matches written to {json_path}", highlight=False, soft_wrap=True, markup=False)
+        text = json.dumps(result.to_json(command), separators=(",", ":")) + "\n"
+        if is_stdout(json_path):
+            sys.stdout.write(text)
+        else:
+            _run(write_text, json_path, text, "--json")
+            report.print(f"matches written to {json_path}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,

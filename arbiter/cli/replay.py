@@ -142,7 +142,7 @@ def replay(
     step: Annotated[bool, typer.Option("--step", help="Show one step at a time: Enter for the next, a number to jump, q to quit (all at once when stdin is not a terminal).")] = False,
     all_steps: Annotated[bool, typer.Option("--all", help="Show every step, one after another.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the match record as JSON instead (what `arbiter replay FILE` reads back); nothing is verified.")] = False,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="With --json: write the record to this file instead of stdout.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="With --json: write the record to this file instead of stdout (-: stdout).")] = None,
     at: Annotated[Optional[int], typer.Option("--at", help="With --seat: rebuild that seat's K-th decision (from 1): its view, legal actions and the events it was shown since its previous one.")] = None,
     bot: Annotated[Optional[str], typer.Option("--bot", help="With --at: ask this bot (bundled name, file, module:Class; run in this process) that decision, after replaying its earlier ones, and show its choice beside what was played.")] = None,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="With --bot: the per-decision limit the bot is told (the record does not keep the clock); each of its decisions is waited for this plus --bank-ms (0: without limit), then reported as timed out.")] = DEFAULT_DECISION_MS,

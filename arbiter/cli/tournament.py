@@ -302,7 +302,7 @@ def standings_cmd(
     db: DbOpt = Path(DEFAULT_DB),
     crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table.")] = False,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default: stdout).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default, or -: stdout).")] = None,
     luck_adjusted: Annotated[bool, typer.Option(
         "--luck-adjusted", help="A stored evaluation (arbiter evaluate --db) or a round robin of two bots with "
                                 "duplicate deals: also give its margin with the luck taken out, beside the raw one, as "

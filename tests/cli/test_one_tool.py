@@ -42,3 +42,41 @@ def test_a_ctrl_c_anywhere_in_a_command_is_one_line_and_130(monkeypatch, tmp_pat
     monkeypatch.setattr(sys, "meta_path", [_CtrlCAt("arbiter.present.web"), *sys.meta_path])
     r = CliRunner().invoke(app, ["web", "--db", str(tmp_path / "a.sqlite"), "--port", "0"])
     assert (r.exit_code, r.stdout, r.stderr.strip()) == (130, "", "interrupted"), (r.exit_code, r.output)
+
+
+def _played(tmp_path):
+    """A store holding one small tournament, played in process."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    db = tmp_path / "a.sqlite"
+    r = CliRunner().invoke(app, ["tournament", "run", "--db", str(db), "--transport", "inproc", "--game", "spades",
+                                 "--bots", "random,greedy", "--deals", "1", "-o", "deals=1", "--name", "t", "--seed", "1",
+                                 "-q"])
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def test_dash_as_an_output_file_is_stdout(tmp_path, monkeypatch) -> None:
+    """`-o -` (standings, replay --json) and `evaluate --json -` wrote a file named `-` (and
+    said "wrote -"), so `| jq` read nothing: `-` is stdout, and evaluate's report then goes to
+    stderr, leaving stdout the JSON alone."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    db = _played(tmp_path)
+    runner = CliRunner()
+    r = runner.invoke(app, ["standings", "t", "--db", str(db), "-f", "json", "-o", "-"])
+    assert r.exit_code == 0 and r.stderr == "", r.output
+    assert json.loads(r.stdout)
+    r = runner.invoke(app, ["evaluate", "spades", "random", "greedy", "--deals", "1", "-o", "deals=1",
+                            "--transport", "inproc", "--json", "-"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["bot_a"] == "random", r.stdout
+    assert "margin" in r.stderr, r.stderr
+    assert not (tmp_path / "-").exists()
