@@ -80,3 +80,18 @@ def test_dash_as_an_output_file_is_stdout(tmp_path, monkeypatch) -> None:
     assert json.loads(r.stdout)["bot_a"] == "random", r.stdout
     assert "margin" in r.stderr, r.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_dash_as_the_parquet_export_is_refused(tmp_path, monkeypatch) -> None:
+    """`arbiter export --decisions -o -` wrote a Parquet file named `-`: Parquet is written
+    to a file in place, never to stdout, so `-` is refused in one line."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    db = _played(tmp_path)
+    r = CliRunner().invoke(app, ["export", "--decisions", "-o", "-", "--db", str(db)])
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert r.stderr.startswith("error: --output -: Parquet") and len(r.stderr.splitlines()) == 1, r.stderr
+    assert not (tmp_path / "-").exists()
