@@ -480,6 +480,14 @@ def read_tls(cert: Path | None, key: Path | None) -> tuple[bytes, bytes] | None:
     return read(cert, "--tls-cert"), read(key, "--tls-key")
 
 
+#: The CA a bot (the SDK) and the commands that reach a remote arbiter trust its TLS with,
+#: when ``--tls-ca`` is not given (README: TLS).
+TLS_CA_ENV = "ARENA_TLS_CA"
+#: ``--tls-ca`` of the commands with a ``--server`` (``play``, ``bots ...``).
+TlsCaOpt = Annotated[Optional[Path], typer.Option("--tls-ca", envvar=TLS_CA_ENV, help="PEM CA certificate: reach a --server that "
+                                                  "serves TLS (arbiter serve --tls-cert).")]
+
+
 def read_ca(path: Path, flag: str = "--tls-ca") -> bytes:
     """The CA certificate (PEM) a command trusts a remote arbiter's TLS with: ``--tls-ca``
     of `play --server`, `bots ... --server` and `watch`, web's ``--arbiter-tls-ca``. Read
@@ -509,8 +517,11 @@ def token_needs_server(server: str | None, token: str | None, flag: str, envvar:
 def server_ca(server: str | None, tls_ca: Path | None) -> bytes | None:
     """``--tls-ca`` of a command whose ``--server`` is optional (a local store otherwise):
     the CA's bytes (``read_ca``), None without it; UsageError if it is given without
-    ``--server``, where it would be silently ignored."""
+    ``--server``, where it would be silently ignored. The same CA from ``ARENA_TLS_CA`` does
+    not count there: it is set once for remote use and must not break local commands."""
     if tls_ca is None:
+        return None
+    if not server and str(tls_ca) == os.environ.get(TLS_CA_ENV):
         return None
     if not server:
         raise UsageError("--tls-ca is the CA of a --server's certificate: add --server HOST:PORT, or leave --tls-ca out")

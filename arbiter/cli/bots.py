@@ -22,7 +22,7 @@ from rich.table import Table
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected, missing_copy
 from arbiter.cli._common import (
-    DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, token_needs_server,
+    DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, TlsCaOpt, token_needs_server,
 )
 from arbiter.store.db import DEFAULT_DB
 from cardarena.records import MAX_CLOCK_MS
@@ -35,7 +35,6 @@ ServerOpt = Annotated[Optional[str], typer.Option("--server", help="A running ar
 FreshOpt = Annotated[bool, typer.Option("--fresh", help="Run the self-test again even if this content passed it before "
                                          "with the same settings and arbiter code (its report is otherwise reused).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", envvar="ARENA_AUTHOR_TOKEN", help="Author or admin token of --server (env ARENA_AUTHOR_TOKEN).")]
-TlsCaOpt = Annotated[Optional[Path], typer.Option("--tls-ca", help="PEM CA certificate: reach a --server that serves TLS (arbiter serve --tls-cert).")]
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "bots" / "template" / "bot.py"
 
 

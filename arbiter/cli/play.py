@@ -19,7 +19,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    check_address, out, plural, server_ca, show_progress, stderr_block, token_needs_server, UsageError,
+    check_address, out, plural, server_ca, show_progress, TlsCaOpt, stderr_block, token_needs_server, UsageError,
 )
 
 
@@ -32,7 +32,7 @@ def play(
     preset: PresetOpt = None,
     server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names (the match is kept in --db too).")] = None,
     admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server (arbiter credentials token admin).")] = None,
-    tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", help="PEM CA certificate: reach a --server that serves TLS (arbiter serve --tls-cert).")] = None,
+    tls_ca: TlsCaOpt = None,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     decision_ms: DecisionOpt = 10_000,
     bank_ms: BankOpt = 60_000,

@@ -27,7 +27,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, fail, out, plural, read_ca
+from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, fail, out, plural, read_ca, TLS_CA_ENV
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 from arbiter.spectating import runs
@@ -70,7 +70,7 @@ def watch(
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
-    tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", help="PEM CA certificate: reach an arbiter that serves TLS (arbiter serve --tls-cert).")] = None,
+    tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", envvar=TLS_CA_ENV, help="PEM CA certificate: reach an arbiter that serves TLS (arbiter serve --tls-cert).")] = None,
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame

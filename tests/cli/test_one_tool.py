@@ -95,3 +95,25 @@ def test_dash_as_the_parquet_export_is_refused(tmp_path, monkeypatch) -> None:
     assert r.exit_code == 2 and r.stdout == "", r.output
     assert r.stderr.startswith("error: --output -: Parquet") and len(r.stderr.splitlines()) == 1, r.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_arena_tls_ca_is_the_ca_of_every_command_that_reaches_a_server(tmp_path) -> None:
+    """README (TLS): bots pass `--tls-ca CA.pem` or ARENA_TLS_CA, "and so do `arbiter play
+    --server`, `arbiter bots ... --server` and `arbiter watch`"; those commands read only the
+    flag. The variable is read now (a file that is no certificate is named before anything
+    connects), and a command run without --server is not broken by it."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    bad = tmp_path / "ca.pem"
+    bad.write_text("not a certificate\n")
+    env = {"ARENA_TLS_CA": str(bad)}
+    runner = CliRunner()
+    for args in (["bots", "list", "--server", "127.0.0.1:1"], ["watch", "--list", "--server", "127.0.0.1:1"],
+                 ["play", "spades", "a", "b", "c", "d", "--server", "127.0.0.1:1"]):
+        r = runner.invoke(app, args, env=env)
+        assert r.exit_code == 2 and f"{bad}: not a PEM certificate" in r.stderr, (args, r.output)
+    r = runner.invoke(app, ["bots", "list", "--db", str(_played(tmp_path))], env=env)  # local: the CA is not its
+    assert r.exit_code == 0, r.output
+    assert "ARENA_TLS_CA" in " ".join(runner.invoke(app, ["watch", "--help"], env={"COLUMNS": "200"}).output.split())
