@@ -268,6 +268,20 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
 #: How long a graceful stop on SIGTERM may take before the process ends as SIGTERM ends it.
 STOP_GRACE_S = 60.0
 
+#: The environment variables README documents for a command, each said at the end of its
+#: --help (``epilog=environment(...)``): a variable that changes what a command does is
+#: found where its flags are.
+ENV_STOP_GRACE = (f"ARENA_STOP_GRACE_S: seconds the graceful stop after Ctrl-C or SIGTERM may take before the process "
+                  f"ends as SIGTERM ends it (default {STOP_GRACE_S:g}).")
+ENV_BOT_ENVS = ("ARENA_INSTALL_BOT_ENVS: 1 installs the packages a bot folder's bot.toml declares (its requirements, "
+                "wheels only) into a cached environment (ARENA_BOTENV_CACHE); all also for bots submitted to a Bots "
+                "service; unset, such a bot is refused unless its environment is cached.")
+
+
+def environment(*lines: str) -> str:
+    """A command's --help epilog: the environment variables of ``lines`` (``ENV_*``)."""
+    return "Environment:\n\n" + "\n\n".join(lines)
+
 
 def stop_grace() -> float:
     """``STOP_GRACE_S``, or ``ARENA_STOP_GRACE_S`` seconds when set to a positive number."""

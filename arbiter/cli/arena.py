@@ -68,11 +68,11 @@ import typer
 from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
 from arbiter.spectating.runs import announce_run, forget_run
-from arbiter.cli._common import (OPTION_FLAG, BoundedStop, MetricsOpt, UsageError, _parse_options, _run, app, err, fail,
+from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS, OPTION_FLAG, BoundedStop, MetricsOpt, UsageError, _parse_options, _run, app, err, fail,
                                  log_to_stderr, out, plural, port_free, read_tls, start_metrics, VerboseOpt)
 
 
-@app.command()
+@app.command(epilog=environment(ENV_STOP_GRACE, ENV_BOT_ENVS))
 def arena(
     config: Annotated[Optional[Path], typer.Argument(help="The ladder's TOML file. Without it, the flags define the ladder.", metavar="[CONFIG.toml]")] = None,
     game: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "game"))] = None,

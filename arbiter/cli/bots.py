@@ -21,7 +21,7 @@ from rich.table import Table
 
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected, missing_copy
-from arbiter.cli._common import (
+from arbiter.cli._common import (environment, ENV_BOT_ENVS,
     DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, TlsCaOpt, token_needs_server,
 )
 from arbiter.store.db import DEFAULT_DB
@@ -165,7 +165,7 @@ def new(
     out.print(f"created {folder}/bot.py: edit choose(), then `arbiter bots check {folder}`", markup=False, highlight=False)
 
 
-@bots_app.command("check")
+@bots_app.command("check", epilog=environment(ENV_BOT_ENVS))
 def check(
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
     positions: Annotated[int, typer.Option(min=1, max=10_000, help="Random positions to answer per game.")] = 200,

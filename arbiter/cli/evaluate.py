@@ -30,7 +30,7 @@ from arbiter.batch.settings import is_trusted
 from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
-from arbiter.cli._common import (
+from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, is_stdout, need, out, show_progress,
     terminate_as_interrupt, write_text,
 )
@@ -40,7 +40,7 @@ SPRT_MAX_DEALS = 1000
 FIXED_DEALS = 10
 
 
-@app.command()
+@app.command(epilog=environment(ENV_STOP_GRACE, ENV_BOT_ENVS))
 def evaluate(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
     bot_a: Annotated[str, typer.Argument(help="Bot A: bundled name (random, heuristic, search...), FILE.py, a folder, or name@version from the registry of --db.")],

@@ -17,13 +17,13 @@ from cardarena.games import GAMES
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
-from arbiter.cli._common import (
+from arbiter.cli._common import (environment, ENV_BOT_ENVS,
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
     check_address, out, plural, server_ca, show_progress, TlsCaOpt, stderr_block, token_needs_server, UsageError,
 )
 
 
-@app.command()
+@app.command(epilog=environment(ENV_BOT_ENVS))
 def play(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
     bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic, search, dds), FILE.py, a folder, or name@version from the registry. Games with a number of players take it from the number of bots.")],

@@ -25,7 +25,7 @@ from arbiter.server import auth, host_port
 from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.cli._common import (BoundedStop, CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr,
+from arbiter.cli._common import (environment, ENV_STOP_GRACE, BoundedStop, CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr,
                                  not_nan, out, port_free, read_tls, start_metrics, warn_exposed, VerboseOpt)
 
 
@@ -88,7 +88,7 @@ def _replacing(path: Path, admin: str | None, spectator: str | None) -> list[str
 MAX_SPECTATOR_DELAY = 86_400
 
 
-@app.command()
+@app.command(epilog=environment(ENV_STOP_GRACE))
 def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 50051,
     host: Annotated[str, typer.Option(help="Interface to listen on. Anything but loopback needs --tls-cert/--tls-key (or --insecure).")] = "127.0.0.1",

@@ -27,7 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.table import Table
 
 from cardarena import disclosure
-from arbiter.cli._common import (
+from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
     emit, fail, need, show_progress, stderr_block, tournament_app,
 )
@@ -46,7 +46,7 @@ def _help(setting: str, extra: str = "") -> str:
     return flag_help(TournamentSpec, setting, extra)
 
 
-@tournament_app.command("run")
+@tournament_app.command("run", epilog=environment(ENV_STOP_GRACE, ENV_BOT_ENVS))
 def tournament_run(
     spec_file: Annotated[Optional[Path], typer.Argument(help="Tournament spec (TOML). Without it, the flags define the tournament.", metavar="[SPEC.toml]")] = None,
     game: Annotated[Optional[str], typer.Option(help=_help("game", f"One of {', '.join(GAMES)}; without a spec file, spades"))] = None,

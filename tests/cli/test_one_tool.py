@@ -117,3 +117,25 @@ def test_arena_tls_ca_is_the_ca_of_every_command_that_reaches_a_server(tmp_path)
     r = runner.invoke(app, ["bots", "list", "--db", str(_played(tmp_path))], env=env)  # local: the CA is not its
     assert r.exit_code == 0, r.output
     assert "ARENA_TLS_CA" in " ".join(runner.invoke(app, ["watch", "--help"], env={"COLUMNS": "200"}).output.split())
+
+
+def test_the_environment_readme_documents_is_in_each_commands_help() -> None:
+    """README documents ARENA_STOP_GRACE_S (the bounded stop of a long run) and
+    ARENA_INSTALL_BOT_ENVS (a bot folder's packages installed); no --help said either, so a
+    person reading `arbiter tournament run --help` could not learn that a run's stop or a
+    refused bot depends on them."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    wanted = {("tournament", "run"): ("ARENA_STOP_GRACE_S", "ARENA_INSTALL_BOT_ENVS"),
+              ("evaluate",): ("ARENA_STOP_GRACE_S", "ARENA_INSTALL_BOT_ENVS"),
+              ("arena",): ("ARENA_STOP_GRACE_S", "ARENA_INSTALL_BOT_ENVS"),
+              ("serve",): ("ARENA_STOP_GRACE_S",),
+              ("play",): ("ARENA_INSTALL_BOT_ENVS",),
+              ("bots", "check"): ("ARENA_INSTALL_BOT_ENVS",)}
+    runner = CliRunner()
+    missing = [(path, var) for path, names in wanted.items()
+               for text in [runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).output] for var in names
+               if var not in text]
+    assert not missing, missing
