@@ -559,7 +559,12 @@ def check_address(address: str, flag: str = "--server") -> str:
 
 
 def _outcome_table(seat_names, outcome, title: str) -> Table:
-    table = Table(title=escape(title))  # plain text: a bot's error message is not markup
+    """The result as a table of seats. The table is at least as wide as its title (up to the
+    console's width): a title wider than the four narrow columns was wrapped to their width,
+    and `arbiter play`'s drawn seed, the one place it is printed, broke over two lines."""
+    from rich.cells import cell_len
+
+    table = Table(title=escape(title), min_width=cell_len(visible(title)))  # plain text: a bot's error message is not markup
     table.add_column("seat", justify="right")
     table.add_column("bot")
     table.add_column("score", justify="right")

@@ -139,3 +139,19 @@ def test_the_environment_readme_documents_is_in_each_commands_help() -> None:
                for text in [runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).output] for var in names
                if var not in text]
     assert not missing, missing
+
+
+def test_the_drawn_seed_of_a_play_is_printed_on_one_line(tmp_path) -> None:
+    """`arbiter play` without --seed prints the seed it drew (its help says so) in the result
+    table's title, which was wrapped to the table's four narrow columns: "spades (seed" on one
+    line, the number on the next, a seed that cannot be copied whole."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    r = CliRunner().invoke(app, ["play", "spades", "random", "random", "random", "random", "-o", "deals=1",
+                                 "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 0, r.output
+    assert re.search(r"spades \(seed \d{6,}\): completed", r.stdout), r.stdout
