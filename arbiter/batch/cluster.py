@@ -540,8 +540,8 @@ class OnCluster:
         if not addresses:
             return []
         try:
-            got = await asyncio.wait_for(self._client.run(_own_fingerprint, workers=sorted(addresses), on_error="return"),
-                                         2 * self.connect_timeout)
+            async with asyncio.timeout(2 * self.connect_timeout):  # (not wait_for: tests/test_no_wait_for.py)
+                got = await self._client.run(_own_fingerprint, workers=sorted(addresses), on_error="return")
         except Exception:  # noqa: BLE001 - a check only: each task still checks its worker
             log.info("could not ask the workers at %s for their code", self.address, exc_info=True)
             return []
@@ -634,7 +634,8 @@ class OnCluster:
             client, self._client = self._client, None
             if client.status == "running":
                 try:  # the workers stop this run's bot processes (a worker gone, or slow: its idle reaper does)
-                    await asyncio.wait_for(client.run(end_run, self.run_key, on_error="ignore"), 10)
+                    async with asyncio.timeout(10):
+                        await client.run(end_run, self.run_key, on_error="ignore")
                 except Exception:  # noqa: BLE001 - a courtesy to the workers, never the batch's error
                     log.info("could not ask the workers to stop the bot processes of %s", self.run_key, exc_info=True)
                 await client.close()
