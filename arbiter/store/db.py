@@ -24,6 +24,7 @@ import os
 import secrets
 import sqlite3
 import stat
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -665,7 +666,7 @@ class ThinkTimes:
 
 
 #: Each (match, seat)'s decision times, summed in SQLite (json_each) without parsing a record in Python.
-_TIMES_SQL = """SELECT m.seats, json_extract(a.value, '$.seat') AS seat, count(*), total(json_extract(a.value, '$.ms')),
+_TIMES_SQL = """SELECT m.rowid, m.seats, json_extract(a.value, '$.seat') AS seat, count(*), total(json_extract(a.value, '$.ms')),
     max(json_extract(a.value, '$.ms')), count(json_extract(a.value, '$.overhead_us')),
     total(json_extract(a.value, '$.overhead_us')), count(json_extract(a.value, '$.bot_us')),
     total(CASE WHEN json_extract(a.value, '$.bot_us') IS NOT NULL THEN json_extract(a.value, '$.ms') END),
@@ -684,10 +685,54 @@ def _file_of(db: sqlite3.Connection) -> str:
         return "the store"
 
 
+#: Matches' times already read, by store file: (file, rowid) -> (the row's identity, its
+#: seats' (name, ThinkTimes)). A stored match's record does not change, and reading its
+#: times parses every action of it: a running tournament's page, re-rendered at each match
+#: it stores, read all of them each time (12 s for 600 Spades matches), so each is read
+#: once. The identity (match id, seed, decisions, seconds) tells a row replaced under the
+#: same rowid (a tournament run again --fresh) from the one read.
+_TIMES_CACHE: dict[tuple[str, int], tuple[tuple[Any, ...], tuple[tuple[str, ThinkTimes], ...]]] = {}
+_TIMES_CACHE_MAX = 200_000
+_TIMES_LOCK = threading.Lock()
+
+
 def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence[Any]) -> dict[str, ThinkTimes]:
     """Bot name (as in the matches' seats) -> its ``ThinkTimes`` over the rows of ``table``
-    (``matches`` or ``arena_matches``) that ``where`` selects (alias ``m``)."""
+    (``matches`` or ``arena_matches``) that ``where`` selects (alias ``m``); the records of
+    rows read before in this process are not read again (``_TIMES_CACHE``)."""
+    path = _file_of(db) if table == "matches" else ""
+    path = "" if path == "the store" else path
+    rows = db.execute(f"SELECT m.rowid, m.match_id, m.seed, m.decisions, m.seconds FROM {table} AS m WHERE {where}",
+                      tuple(params)).fetchall()
+    per_row: dict[int, tuple[tuple[str, ThinkTimes], ...]] = {}
+    missing: dict[int, tuple[Any, ...]] = {}
+    with _TIMES_LOCK:
+        for rowid, *identity in rows:
+            hit = _TIMES_CACHE.get((path, rowid)) if path else None
+            if hit is not None and hit[0] == tuple(identity):
+                per_row[rowid] = hit[1]
+            else:
+                missing[rowid] = tuple(identity)
+    if missing:
+        read = _read_times(db, table, f"({where}) AND m.rowid IN (SELECT value FROM json_each(?))",
+                           (*params, json.dumps(list(missing))))
+        per_row.update((rowid, read.get(rowid, ())) for rowid in missing)
+        if path:
+            with _TIMES_LOCK:
+                if len(_TIMES_CACHE) + len(missing) > _TIMES_CACHE_MAX:
+                    _TIMES_CACHE.clear()
+                _TIMES_CACHE.update(((path, rowid), (identity, per_row[rowid])) for rowid, identity in missing.items())
     out: dict[str, ThinkTimes] = {}
+    for row in rows:
+        for name, times in per_row.get(row[0], ()):
+            out[name] = out.get(name, ThinkTimes()) + times
+    return out
+
+
+def _read_times(db: sqlite3.Connection, table: str, where: str,
+                params: Sequence[Any]) -> dict[int, tuple[tuple[str, ThinkTimes], ...]]:
+    """Each selected row's seats' times, read from its record: rowid -> ((bot, times), ...)."""
+    out: dict[int, tuple[tuple[str, ThinkTimes], ...]] = {}
     try:
         rows = db.execute(_TIMES_SQL.format(table=table, where=where), tuple(params)).fetchall()
     except sqlite3.DatabaseError as exc:
@@ -698,13 +743,12 @@ def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence
             bad = None
         which = f" (match {bad[0]}'s, and maybe others')" if bad else ""
         raise StoreError(f"{_file_of(db)}: the matches' records cannot be read for their times{which}: {exc}") from None
-    for seats, seat, n, total, worst, measured, overhead, reported, reported_ms, bot_us in rows:
+    for rowid, seats, seat, n, total, worst, measured, overhead, reported, reported_ms, bot_us in rows:
         names = json.loads(seats)
         if not isinstance(seat, int) or not 0 <= seat < len(names):
             continue
-        name = names[seat]
-        out[name] = out.get(name, ThinkTimes()) + ThinkTimes(n, int(total), int(worst or 0), measured, overhead,
-                                                             reported, int(reported_ms), bot_us)
+        out[rowid] = (*out.get(rowid, ()), (names[seat], ThinkTimes(n, int(total), int(worst or 0), measured, overhead,
+                                                                     reported, int(reported_ms), bot_us)))
     return out
 
 

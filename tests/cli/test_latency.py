@@ -15,7 +15,7 @@ from arbiter.cli._common import out
 from arbiter.present.played import THINK_COLUMNS, think_cells
 from arbiter.present.web import arena_bot_page, tournament_page
 from arbiter.store.arenas import Arenas
-from arbiter.store.db import Store, ThinkTimes
+from arbiter.store.db import Store, StoreError, ThinkTimes
 from cardarena.records import MatchRecord
 from tests.cli.test_tournament_cli import invoke
 
@@ -145,3 +145,23 @@ def test_an_arena_bots_page_shows_its_times(tmp_path):
     for cell in think_cells(times, ("greedy",)):
         assert f'<td class="num">{cell}</td>' in table
     assert 'id="think-note"' in html
+
+
+def test_a_matchs_times_are_read_from_its_record_once(db, tmp_path):
+    """A running tournament's page is rendered again at each match it stores: reading
+    every record's actions each time made it take seconds (12 s at 600 Spades matches).
+    Each stored match's times are read once: a record seen before is not parsed again
+    (here made unreadable after the first read, and still counted), a match stored since
+    is, and a row replaced under the same rowid (a tournament run again --fresh) is too."""
+    copy = tmp_path / "once.sqlite"
+    shutil.copy(db, copy)
+    with Store(copy) as store:
+        tid = store.tournament("lat").id
+        first = store.think_times(tid)
+        rowid, seats = store.db.execute("SELECT rowid, seats FROM matches ORDER BY rowid LIMIT 1").fetchone()
+        store.db.execute("UPDATE matches SET record = '{not json' WHERE rowid = ?", (rowid,))
+        assert store.think_times(tid) == first  # its record was not read again
+        # a row replaced (another run: its seconds differ) is read again: now unreadable
+        store.db.execute("UPDATE matches SET seconds = seconds + 1 WHERE rowid = ?", (rowid,))
+        with pytest.raises(StoreError, match="cannot be read for their times"):
+            store.think_times(tid)
