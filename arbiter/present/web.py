@@ -285,6 +285,8 @@ pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; 
 .board td.label { white-space:nowrap; }
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
 /* a tournament's name has no length limit: a long one wraps instead of pushing the page sideways */
+/* a table wider than the window (many bots, long names, a phone) scrolls in its own box, not the whole page */
+.wide { max-width:100%; overflow-x:auto; }
 body { overflow-wrap:break-word; } header .crumbs { min-width:0; overflow-wrap:anywhere; } #tournaments td:first-child { overflow-wrap:anywhere; }
 @media (max-width:700px) { main { padding:10px 8px 32px; } .phone-hide { display:none; } th, td { padding:5px 6px; } }
 </style></head>
@@ -347,12 +349,12 @@ _TOURNAMENT = """{% extends "base" %}
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}{% if seed %}<dt>seed</dt><dd id="played-seed">{{ seed }}</dd>{% endif %}</dl>
 {% if entrants %}<h2>Entrants</h2>
-<table id="entrants"><tr><th>bot</th><th>version</th><th>spec</th>{% if team_of %}<th>team</th>{% endif %}</tr>
+<div class="wide" tabindex="0" role="region" aria-label="entrants"><table id="entrants"><tr><th>bot</th><th>version</th><th>spec</th>{% if team_of %}<th>team</th>{% endif %}</tr>
 {% for e in entrants %}<tr class="entrant"><td class="bot"><strong>{{ e.name }}</strong></td><td class="version">{{ e.version or '–' }}</td>
 <td class="muted small">{{ e.spec }}</td>{% if team_of %}<td>{{ team_of.get(e.name, '') }}</td>{% endif %}</tr>
-{% endfor %}</table>{% endif %}
+{% endfor %}</table></div>{% endif %}
 <h2>Standings</h2>
-<table id="standings"><tr><th class="num">#</th><th>bot</th><th class="num">matches</th><th class="num">W</th><th class="num">D</th>
+<div class="wide" tabindex="0" role="region" aria-label="standings"><table id="standings"><tr><th class="num">#</th><th>bot</th><th class="num">matches</th><th class="num">W</th><th class="num">D</th>
 <th class="num">L</th><th class="num">score %</th><th class="num">rating</th><th class="num">95% interval</th>
 {% for k in extra_cols %}<th class="num">{{ k }}</th>{% endfor %}<th class="num">forfeits</th></tr>
 {% for s in st.rows %}
@@ -363,28 +365,28 @@ _TOURNAMENT = """{% extends "base" %}
 <td class="num rating">{{ '%.0f'|format(s.rating) if s.rating is not none else '–' }}</td>
 <td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% elif s.rating is not none %}too few deals{% else %}–{% endif %}</td>
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
-{% endfor %}</table>
+{% endfor %}</table></div>
 <div class="muted small" id="standings-notes">{% for key, note in st.notes %}<p id="{{ key }}" class="note">{{ note }}</p>{% endfor %}
 <p class="note" id="rating-method">Rating method: {{ st.method }}.</p></div>
 {% if "think ms" in extra_cols %}<p class="muted small" id="think-note">{{ think_note }}.</p>{% endif %}
 {% if st.rows|length > 1 %}
 <h2>Cross-table</h2>
-<table id="crosstable"><tr><th>score % of the row bot against</th>{% for c in st.rows %}<th class="num">{{ c.name }}</th>{% endfor %}</tr>
+<div class="wide" tabindex="0" role="region" aria-label="cross-table"><table id="crosstable"><tr><th>score % of the row bot against</th>{% for c in st.rows %}<th class="num">{{ c.name }}</th>{% endfor %}</tr>
 {% for r in st.rows %}<tr><th>{{ r.name }}</th>{% for c in st.rows %}
 <td class="num">{% if r.name == c.name %}–{% elif (r.name, c.name) in st.cross %}{{ '%.0f'|format(100 * st.cross[(r.name, c.name)]) }}{% endif %}</td>
-{% endfor %}</tr>{% endfor %}</table>
+{% endfor %}</tr>{% endfor %}</table></div>
 {% endif %}
 <h2>Matches</h2>
 {% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result: {{ closed_reason }}.</p>{% endif %}
 {% if not rows %}<p id="no-matches">No match has finished yet{% if state == 'interrupted' %}: the run stopped before its first result{% elif not t.finished %}: they are listed here as they end{% endif %}.</p>{% endif %}
-<table id="matches"{% if not rows %} hidden{% endif %}><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
+<div class="wide" tabindex="0" role="region" aria-label="matches"{% if not rows %} hidden{% endif %}><table id="matches"{% if not rows %} hidden{% endif %}><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
 {% for m in rows %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}
 <td>{% if m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
 {% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}
 {% if m.incidents %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
-{% endfor %}</table>
+{% endfor %}</table></div>
 </div>
 {% endblock %}
 """
