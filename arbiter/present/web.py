@@ -521,28 +521,28 @@ _ARENA_BOT = """{% extends "base" %}
 {{ chart }}
 <p class="muted small" id="rating-scale">{{ scale }}.</p>
 <h2>Versions</h2>
-<table id="versions"><tr><th>version</th><th>status</th><th class="num">rating</th><th class="num">95% interval</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th><th>why</th></tr>
+<div class="wide" tabindex="0" role="region" aria-label="versions"><table id="versions"><tr><th>version</th><th>status</th><th class="num">rating</th><th class="num">95% interval</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th><th>why</th></tr>
 {% for v in versions %}<tr><td>{{ v.version }}</td><td>{{ v.status }}</td><td class="num">{{ '%.2f'|format(v.mu) }}</td>
 <td class="num">{{ '%.2f'|format(v.mu - 1.96 * v.sigma) }} – {{ '%.2f'|format(v.mu + 1.96 * v.sigma) }}</td><td class="num">{{ v.encounters }}</td>
-<td class="num">{{ v.matches }}</td><td class="num">{{ v.failures }}</td><td class="small">{{ v.reason }}</td></tr>{% endfor %}</table>
+<td class="num">{{ v.matches }}</td><td class="num">{{ v.failures }}</td><td class="small">{{ v.reason }}</td></tr>{% endfor %}</table></div>
 {% if think %}<h2>Think time</h2>
-<table id="think-times"><tr><th>version</th>{% for c in think_columns %}<th class="num">{{ c }}</th>{% endfor %}</tr>
-{% for version, cells in think %}<tr class="think"><td>{{ version }}</td>{% for c in cells %}<td class="num">{{ c }}</td>{% endfor %}</tr>{% endfor %}</table>
+<div class="wide" tabindex="0" role="region" aria-label="think times"><table id="think-times"><tr><th>version</th>{% for c in think_columns %}<th class="num">{{ c }}</th>{% endfor %}</tr>
+{% for version, cells in think %}<tr class="think"><td>{{ version }}</td>{% for c in cells %}<td class="num">{{ c }}</td>{% endfor %}</tr>{% endfor %}</table></div>
 <p class="muted small" id="think-note">{{ think_note }}.</p>{% endif %}
 <h2>Recent encounters</h2>
 {% if not recent %}<p class="muted">None yet.</p>{% else %}
-<table id="bot-encounters"><tr><th class="num">#</th><th>version</th><th>against</th><th class="num">points per deal</th><th class="num">rating after</th><th>replays</th></tr>
+<div class="wide" tabindex="0" role="region" aria-label="encounters"><table id="bot-encounters"><tr><th class="num">#</th><th>version</th><th>against</th><th class="num">points per deal</th><th class="num">rating after</th><th>replays</th></tr>
 {% for e, me, pts, ms in recent %}<tr class="encounter"><td class="num">{{ e.seq }}</td><td>{{ me.split('@')[-1] if '@' in me else ('remote' if remote else 'house') }}</td>
 <td>{{ e.players|reject('equalto', me)|join(', ') }}</td><td class="num">{{ '%.2f'|format(pts.get(me, 0)) }}</td>
 <td class="num">{{ '%.2f'|format(e.ratings[me][0]) if me in e.ratings else '' }}</td>
 <td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
-</table>{% endif %}
+</table></div>{% endif %}
 {{ costly }}
 <h2>Failures</h2>
 {% if not failures %}<p class="muted" id="no-failures">No forfeit.</p>{% else %}
-<table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
+<div class="wide" tabindex="0" role="region" aria-label="failures"><table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
 {% for e, me, why, stderr in failures %}<tr class="failure"><td class="num">{{ e.seq }}</td><td>{{ me }}</td><td>{{ why }}
-{% if stderr %}<pre class="stderr">{{ stderr }}</pre>{% endif %}</td></tr>{% endfor %}</table>{% endif %}
+{% if stderr %}<pre class="stderr">{{ stderr }}</pre>{% endif %}</td></tr>{% endfor %}</table></div>{% endif %}
 </div>
 {% endblock %}
 """
@@ -558,9 +558,9 @@ _TOURNAMENT_BOT = """{% extends "base" %}
 {{ s.wins|num }} won, {{ s.draws|num }} drawn, {{ s.losses|num }} lost{% if s.rating is not none %} · rating {{ '%.0f'|format(s.rating) }}{% endif %}
 {% if s.forfeits %} · <span class="pill bad" id="forfeit-count">{{ s.forfeits }} forfeit{{ '' if s.forfeits == 1 else 's' }}</span>{% endif %}{% endif %}</p>
 {% if forfeited %}<h2>Forfeits</h2><p class="muted small">Matches its side lost by a failure of its own; each replay shows the bot's last words (stderr).</p>
-<table id="forfeits"><tr><th class="num">#</th><th>match</th><th>why</th></tr>
+<div class="wide" tabindex="0" role="region" aria-label="forfeits"><table id="forfeits"><tr><th class="num">#</th><th>match</th><th>why</th></tr>
 {% for m, why in forfeited %}<tr class="forfeit"><td class="num">{{ m.idx }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td><td class="small">{{ why }}</td></tr>{% endfor %}
-</table>{% elif s and s.forfeits %}<p class="muted small" id="forfeits-closed">Which matches: {{ closed_reason }}.</p>{% endif %}
+</table></div>{% elif s and s.forfeits %}<p class="muted small" id="forfeits-closed">Which matches: {{ closed_reason }}.</p>{% endif %}
 {{ costly }}
 </div>
 {% endblock %}
@@ -887,7 +887,7 @@ def rating_svg(series: list[tuple[str, list[tuple[float, float]]]], width: int =
 
     parts = [f'<svg id="rating-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img" aria-label="rating history" '
-             'style="background:#fff;border:1px solid #e4e7ec;border-radius:6px">']
+             'style="background:#fff;border:1px solid #e4e7ec;border-radius:6px;max-width:100%;height:auto">']  # (a phone: scaled down)
     for v in (lo, (lo + hi) / 2, hi):
         _, y = xy(0, v)
         parts.append(f'<line x1="{pad_l}" y1="{y}" x2="{width - pad_r}" y2="{y}" stroke="#eef0f4"/>'
