@@ -325,6 +325,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(config._arena_vetting, ignore_errors=True)
 
 
+#: The worker's recursion limit, put back after every test: the zoo's deep-recursion bot,
+#: played in process, raises it to 1,000,000 (tests/e2e/zoo.py), and a later test of the same
+#: worker that parses JSON nested 100,000 deep then overflowed the C stack (a segfault, the
+#: worker down, the run hung on it) where the default limit raises RecursionError.
+_RECURSION_LIMIT = sys.getrecursionlimit()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):
+    try:
+        return (yield)
+    finally:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
     _SPAWNS.started.clear()
