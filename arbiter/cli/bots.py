@@ -237,7 +237,7 @@ def submit(
             _call(reg.check_version, version)
         with _call(reg.Registry, db) as registry:
             v, _ = _call(submit_bot, registry, sub, name, version, check=partial(check_bot, fresh=True) if fresh else None)
-            row = _row(v) | {"notices": notices(registry, v)}
+            row = _row(v) | {"notices": _call(notices, registry, v)}  # (a store damaged in its arenas: said, not a traceback)
     # titled by the author's path and what is registered, not the stored copy's path and
     # the version the bot says of itself
     _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
