@@ -65,22 +65,24 @@ RESERVED_BOTS = {
 }
 
 
+def _name_fault(who: str, name: str, reserved: dict[str, str]) -> str:
+    """Why ``name`` cannot be a ``who``'s name (bot, author) in a credentials file ("" if it
+    can): not a name, or one of ``reserved`` (the reason each is)."""
+    if not names.is_name(name):
+        return f"bad {who} name {name[:80]!r}: {names.NAME_RULE}"
+    if name in reserved:
+        return f"{who} name {name!r} is reserved: {reserved[name]}; choose another name"
+    return ""
+
+
 def bot_name_fault(name: str) -> str:
     """Why ``name`` cannot be a bot's name in a credentials file ("" if it can)."""
-    if not names.is_name(name):
-        return f"bad bot name {name[:80]!r}: {names.NAME_RULE}"
-    if name in RESERVED_BOTS:
-        return f"bot name {name!r} is reserved: {RESERVED_BOTS[name]}; choose another name"
-    return ""
+    return _name_fault("bot", name, RESERVED_BOTS)
 
 
 def author_name_fault(name: str) -> str:
     """Why ``name`` cannot be an author's name ("" if it can)."""
-    if not names.is_name(name):
-        return f"bad author name {name[:80]!r}: {names.NAME_RULE}"
-    if name in RESERVED_AUTHORS:
-        return f"author name {name!r} is reserved: {RESERVED_AUTHORS[name]}; choose another name"
-    return ""
+    return _name_fault("author", name, RESERVED_AUTHORS)
 
 
 class CredentialsError(Exception):
