@@ -32,6 +32,14 @@ class NameError_(ValueError):
     """A name or version that breaks the rule; the message says which and why."""
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``: did you mean 'heuristic'?`` for the known name closest to ``name``, or ``""``:
+    the one wording of the hint after a name that is none of ``known`` (a bot, a game, a
+    registered bot, one of the caller's own)."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
+
+
 def does_not_play(bot: str, game: str, plays: Iterable[str]) -> str:
     """The one wording of a bot refused for a game it does not play, wherever it is refused
     (a venue, a tournament's or ladder's spec, a person's table, a match started over gRPC,
@@ -44,8 +52,7 @@ def does_not_play(bot: str, game: str, plays: Iterable[str]) -> str:
         if name == "*" or name in GAMES:
             words.append(name)
         else:
-            close = difflib.get_close_matches(name, list(GAMES), n=1, cutoff=0.6)
-            words.append(f"{name}, no game" + (f": did you mean {close[0]!r}?" if close else f" (known: {', '.join(GAMES)})"))
+            words.append(f"{name}, no game" + (did_you_mean(name, GAMES) or f" (known: {', '.join(GAMES)})"))
     return f"bot {bot!r} does not play {game} (it plays {', '.join(words) or 'no game'})"
 
 

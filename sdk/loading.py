@@ -8,7 +8,6 @@ code until one is asked for; ``random`` comes with the SDK itself, ``SDK_BOTS``)
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.metadata
 import importlib.machinery
@@ -17,6 +16,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from cardarena.names import did_you_mean
 from cardarena.runtimes import MANIFEST
 from sdk.bot import Bot
 
@@ -48,12 +48,6 @@ BUNDLED_NAMES = ", ".join(sorted(BUNDLED)) + ("" if set(BUNDLED) - set(SDK_BOTS)
 
 class BotLoadError(Exception):
     """A bot spec that names no loadable Bot; the message says why."""
-
-
-def did_you_mean(name: str, known: "list[str] | tuple[str, ...] | dict") -> str:
-    """``: did you mean 'heuristic'?`` for the known name closest to ``name``, or ``""``."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f": did you mean {close[0]!r}?" if close else ""
 
 
 def unknown_bot_message(spec: str) -> str:

@@ -10,7 +10,6 @@ the Matches service is (a local arbiter); ``arbiter serve`` warns about it.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import hmac
 import json
 import logging
@@ -20,6 +19,7 @@ from typing import Any, AsyncIterator, Protocol
 import grpc
 
 from arbiter.server.auth import REFUSALS, busy_text, current, refusal
+from cardarena.names import did_you_mean
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
@@ -44,8 +44,7 @@ def not_yours(name: str, own: list[str]) -> str:
     the caller's own names: a misspelt name of one's own bot was told only "no bot 'goood' of
     yours", where the local registry suggests 'good'. Only the caller's names are offered:
     others' versions are theirs."""
-    close = difflib.get_close_matches(name, own, n=1)
-    return f"no bot {name[:80]!r} of yours" + (f": did you mean {close[0]!r}?" if close else "")
+    return f"no bot {name[:80]!r} of yours" + did_you_mean(name, own)
 
 
 class BotCatalog(Protocol):

@@ -20,7 +20,6 @@ content under a registered version is an error.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import json
 import logging
@@ -469,8 +468,7 @@ class Registry:
         return vs[-1]
 
     def _did_you_mean(self, name: str) -> str:
-        close = difflib.get_close_matches(name, self.names(), n=1)
-        return f": did you mean {close[0]!r}?" if close else ""
+        return names.did_you_mean(name, self.names())
 
     def owner(self, name: str) -> str | None:
         if not self._tables:
