@@ -88,6 +88,7 @@ from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
+from arbiter.rating.ratings import forfeit_stake
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
 from cardarena.games import ConfigError, EndReason, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
@@ -519,39 +520,54 @@ def open_arena_tables(store: Store) -> Arenas:
     return Arenas(store)
 
 
-def _teams(arena: ArenaRow) -> Sequence[Sequence[int]]:
+def _game(arena: ArenaRow) -> Game:
     spec = arena.spec
-    return get_game(arena.game, spec.get("options") or {}, spec.get("preset")).teams
+    return get_game(arena.game, spec.get("options") or {}, spec.get("preset"))
+
+
+def _by_encounter(tables: Arenas, arena: ArenaRow) -> dict[int, list[ArenaMatch]]:
+    by_enc: dict[int, list[ArenaMatch]] = {}
+    for m in tables.matches(arena.id, records=False):
+        by_enc.setdefault(m.encounter, []).append(m)
+    return by_enc
+
+
+def replayed(tables: Arenas, arena: ArenaRow, legacy: bool = False) -> tuple[dict[int, matchmaking.Rated], matchmaking.Rated]:
+    """Every rating replayed from the stored encounters and matches alone: each finished
+    encounter's players' ratings after it (by encounter index), and every entrant's current
+    rating. A forfeit costs its failing side the game's widest margin (``ratings.forfeit_stake``);
+    ``legacy``: its stored all-zero scores, as ladders counted it before 7 December 2026."""
+    game = _game(arena)
+    stake = None if legacy else forfeit_stake(game)
+    by_enc = _by_encounter(tables, arena)
+    state: matchmaking.Rated = {}
+    after: dict[int, matchmaking.Rated] = {}
+    for e in tables.encounters(arena.id, "done"):
+        new = matchmaking.rate_encounter(state, e.players, matchmaking.deal_points(by_enc.get(e.idx, []), game.teams,
+                                                                                   e.players, stake))
+        state.update(new)
+        after[e.idx] = {p: new[p] for p in e.players}
+    current = {ent.player: state.get(ent.player, (matchmaking.MU, matchmaking.SIGMA)) for ent in tables.entrants(arena.id)}
+    return after, current
 
 
 def recompute(tables: Arenas, arena: ArenaRow) -> matchmaking.Rated:
     """Every entrant's rating replayed from the stored encounters and matches alone."""
-    teams = _teams(arena)
-    by_enc: dict[int, list[ArenaMatch]] = {}
-    for m in tables.matches(arena.id, records=False):
-        by_enc.setdefault(m.encounter, []).append(m)
-    encs = tables.encounters(arena.id, "done")
-    return matchmaking.replay(((e.players, matchmaking.deal_points(by_enc.get(e.idx, []), teams, e.players)) for e in encs),
-                         [e.player for e in tables.entrants(arena.id)])
+    return replayed(tables, arena)[1]
 
 
-def verify(tables: Arenas, arena: ArenaRow) -> list[str]:
+def verify(tables: Arenas, arena: ArenaRow, legacy: bool = False) -> list[str]:
     """Where the ratings replayed from the stored results differ from the stored ones
     (each encounter's ``ratings`` after it, and every entrant's current rating): empty
-    when the store is consistent. Compared exactly (floats round-trip through SQLite)."""
-    teams = _teams(arena)
-    by_enc: dict[int, list[ArenaMatch]] = {}
-    for m in tables.matches(arena.id, records=False):
-        by_enc.setdefault(m.encounter, []).append(m)
-    state: matchmaking.Rated = {}
+    when the store is consistent. Compared exactly (floats round-trip through SQLite).
+    ``legacy``: as ``replayed``'s (were they stored by the rule before 7 December 2026?)."""
+    after, current = replayed(tables, arena, legacy)
     problems = []
     for e in tables.encounters(arena.id, "done"):
-        new = matchmaking.rate_encounter(state, e.players, matchmaking.deal_points(by_enc.get(e.idx, []), teams, e.players))
-        state.update(new)
-        if {p: new[p] for p in e.players} != {p: tuple(e.ratings.get(p, ())) for p in e.players}:
-            problems.append(f"encounter {e.idx} (seq {e.seq}): stored {e.ratings}, recomputed {new}")
+        if after[e.idx] != {p: tuple(e.ratings.get(p, ())) for p in e.players}:
+            problems.append(f"encounter {e.idx} (seq {e.seq}): stored {e.ratings}, recomputed {after[e.idx]}")
     for ent in tables.entrants(arena.id):
-        want = state.get(ent.player, (matchmaking.MU, matchmaking.SIGMA))
+        want = current[ent.player]
         if (ent.mu, ent.sigma) != want:
             problems.append(f"{ent.player}: stored {ent.mu!r} ± {ent.sigma!r}, recomputed {want[0]!r} ± {want[1]!r}")
     return problems
@@ -683,9 +699,16 @@ class Arena:
             log.info("arena %s: %d encounter(s) cut off by the last stop were abandoned (never counted)",
                      self.row.name, self.abandoned)
         problems = verify(self.tables, self.row)
-        if problems:  # only a store edited by hand gets here: the results are the truth
-            log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name, problems[:3])
-            self.tables.set_rating(self.row.id, recompute(self.tables, self.row))
+        if problems:  # the results are the truth
+            if not verify(self.tables, self.row, legacy=True):  # rated before forfeits counted at the widest margin
+                log.warning("arena %s: ratings recomputed: since 7 December 2026 a forfeit counts in a deal's "
+                            "margin as the widest loss the rules allow (%g), so that no bot gains by forfeiting; "
+                            "they were rated with its all-zero scores", self.row.name, forfeit_stake(self.game))
+            else:  # only a store edited by hand gets here
+                log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name,
+                          problems[:3])
+            after, current = replayed(self.tables, self.row)
+            self.tables.set_rating(self.row.id, current, after)
         self._refresh()
         self._house_back()
         encs = self.tables.encounters(self.row.id, None)
@@ -878,7 +901,7 @@ class Arena:
             if len(e.players) == 2 and set(e.players) <= versions and e.finished is not None and e.finished < before:
                 a, b = sorted(e.players)
                 matches = self.tables.matches(self.row.id, e.idx, records=False)
-                trials.setdefault((a, b), []).extend(matchmaking.deal_margins(matches, a, b))
+                trials.setdefault((a, b), []).extend(matchmaking.deal_margins(matches, a, b, forfeit_stake(self.game)))
         deals = sum(map(len, trials.values()))
         sd = pooled_sd(trials.values())
         if deals < test.history or sd is None:
@@ -910,7 +933,8 @@ class Arena:
         margins: list[float] = []
         for e in self.tables.encounters(self.row.id, "done", candidate):
             if set(e.players) == {candidate, old}:
-                margins += matchmaking.deal_margins(self.tables.matches(self.row.id, e.idx, records=False), candidate, old)
+                margins += matchmaking.deal_margins(self.tables.matches(self.row.id, e.idx, records=False), candidate, old,
+                                                    forfeit_stake(self.game))
         test = self._trial_test(candidate)[0] if test is None else test
         return test.run(margins, max_deals=self.spec.gate_max_deals)
 
@@ -1161,7 +1185,7 @@ class Arena:
         who forfeited in ``suspend_after`` encounters in a row."""
         assert self.tables is not None and self.row is not None
         views = [_View(m.deal, m.record) for m in played]
-        deals = matchmaking.deal_points(views, self.game.teams, players)
+        deals = matchmaking.deal_points(views, self.game.teams, players, forfeit_stake(self.game))
         new = matchmaking.rate_encounter(self.ratings, players, deals)
         fails = matchmaking.encounter_failures(views, players)
         updates: dict[str, PlayerUpdate] = {}

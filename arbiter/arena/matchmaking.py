@@ -7,7 +7,9 @@ floor). An encounter plays ``deals`` deals, each in every seating (duplicate): t
 of one rating update is a *deal*: each player's points (1 a win, ½ a tie, 0 a loss
 against every other side, as ``ratings.side_results``) averaged over the deal's seatings,
 ranked, a tie of points broken by the mean score margin over those seatings (who did
-better with the same cards); so the luck of the cards cancels before the model sees a
+better with the same cards; a forfeit counted at the game's widest margin,
+``ratings.forfeit_stake``, so a bot that crashes in one seating cannot win the deal on the
+other seating's margin); so the luck of the cards cancels before the model sees a
 result. Updates run in
 the order the encounters finished (``seq``), deals in order within one.
 
@@ -30,7 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.rating.ratings import Z95, margin_of, phi, side_results
+from arbiter.rating.ratings import Z95, counted_scores, margin_of, phi, side_results
 
 __all__ = [
     "MU", "SIGMA", "Rated", "deal_points", "deal_margins", "encounter_failures", "rate_encounter", "replay", "los",
@@ -55,15 +57,20 @@ Rated = dict[str, tuple[float, float]]  # player -> (mu, sigma)
 # Results.
 
 
-def deal_points(matches: Iterable[Any], teams: Sequence[Sequence[int]], players: Sequence[str]) -> list[dict[str, tuple[float, float]]]:
+def deal_points(matches: Iterable[Any], teams: Sequence[Sequence[int]], players: Sequence[str],
+                stake: float | None) -> list[dict[str, tuple[float, float]]]:
     """Per deal (in deal order): each player's (points, score margin), each averaged over
     that deal's seatings. Points rank first; the margin breaks a tie of points (the
     duplicate comparison: in a deal each side won once, who did better with the same
     cards). ``matches``: objects with ``deal``, ``seats`` and ``outcome`` (stored arena
-    matches, or anything shaped so)."""
+    matches, or anything shaped so). ``stake``: what a forfeit costs its failing side in the
+    margin (``ratings.forfeit_stake``: the game's widest); None reads a forfeit's stored
+    all-zero scores, as ladders did before 7 December 2026 (``ladder.verify`` recognises
+    ratings stored so, to recompute them saying why)."""
     acc: dict[int, dict[str, list[tuple[float, float]]]] = {}
     for m in matches:
-        res = side_results(teams, m.outcome.scores, m.outcome.ranks)
+        scores = m.outcome.scores if stake is None else counted_scores(m.outcome, stake)
+        res = side_results(teams, scores, m.outcome.ranks)
         mine: dict[str, list[tuple[float, float]]] = {}
         for j, side in enumerate(teams):
             for b in dict.fromkeys(m.seats[s] for s in side):
@@ -79,16 +86,17 @@ def deal_points(matches: Iterable[Any], teams: Sequence[Sequence[int]], players:
     return out
 
 
-def deal_margins(matches: Iterable[Any], a: str, b: str) -> list[float]:
+def deal_margins(matches: Iterable[Any], a: str, b: str, stake: float) -> list[float]:
     """Per deal (in deal order), ``a``'s mean score minus ``b``'s over the deal's seatings
     (the duplicate margin ``arbiter evaluate`` and its sequential test use, in the game's
-    own units; a forfeit, whose stored scores are all zero, by rank): each match's ``ratings.margin_of``,
-    evaluate's. ``matches``: objects with ``deal``, ``seats`` and ``outcome``."""
+    own units; a forfeit, whose stored scores are all zero, at -``stake`` for its failing side:
+    ``ratings.forfeit_stake``): each match's ``ratings.margin_of``, evaluate's. ``matches``:
+    objects with ``deal``, ``seats`` and ``outcome``."""
     acc: dict[int, list[float]] = {}
     for m in matches:
         who = [0 if p == a else 1 if p == b else None for p in m.seats]
         if 0 in who and 1 in who:
-            acc.setdefault(m.deal, []).append(margin_of(m.outcome, who))
+            acc.setdefault(m.deal, []).append(margin_of(m.outcome, who, stake))
     return [sum(v) / len(v) for _, v in sorted(acc.items())]
 
 

@@ -28,7 +28,7 @@ A ladder file (every key optional except ``game``; flags override it)::
     beta = 0.05
     max_deals = 400             # no decision by then: rejected
     # test = "normal"           # default "betting" (valid on any shape within the game's bounds)
-    # bounds = "-5,5"           # the betting test's, where the game's are unknown (Spot)
+    # bounds = "-5,5"           # the betting test's, narrower than the game's (the margin clipped to them)
     # sd_bound = 0.6            # optional: the variance-bounded test (any shape with this s.d. at most);
     #                           # "auto": 1.2x the s.d. of the bot's earlier trials (100 deals of them)
     [server]

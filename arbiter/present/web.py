@@ -100,9 +100,9 @@ from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, STOPPED_EARLY, MatchRow, Store, StoreError, TournamentRow, run_holder
 from cardarena import disclosure
 from arbiter.arena import matchmaking
-from arbiter.rating.ratings import RATING_METHOD, compute_standings
+from arbiter.rating.ratings import RATING_METHOD, forfeit_stake
 from arbiter.tournament.play import is_play_name
-from arbiter.tournament.run import shown_seed
+from arbiter.tournament.run import shown_seed, standings
 from arbiter.tournament.spec import TournamentSpec, entrant_names
 
 log = logging.getLogger(__name__)
@@ -170,7 +170,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
         rows = store.matches(tour.id)
         times = store.think_times(tour.id)
     spec = TournamentSpec.from_json(tour.spec)
-    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, entrant_names(store, tour.id, spec.bots))
+    st = standings(rows, spec.validate_game(), spec.duplicate, entrant_names(store, tour.id, spec.bots))
     out = []
     shown = team_rows(st, spec.teams)  # one row per named partnership
     for d in shown:
@@ -838,8 +838,8 @@ def arenas_page(store: Store) -> str:
 
 
 def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dict[str, float]:
-    teams = get_game(arena.game, arena.spec.get("options") or {}, arena.spec.get("preset")).teams
-    deals = matchmaking.deal_points(ms, teams, enc.players)
+    game = get_game(arena.game, arena.spec.get("options") or {}, arena.spec.get("preset"))
+    deals = matchmaking.deal_points(ms, game.teams, enc.players, forfeit_stake(game))
     return {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in enc.players}
 
 

@@ -255,8 +255,7 @@ def known_bounds(game: str, options: Mapping[str, Any] | None = None, preset: st
     test the pair score).
 
     Each game derives its own (``Game.margin_bounds``: Spite and Malice's single games
-    -1..1, Spades with a fixed number of hands); Spot and series of Spite and Malice
-    derive none.
+    -1..1 and its series, Spades, Spot), also what a forfeit costs (``ratings.forfeit_stake``).
     """
     from cardarena.games import get_game
 

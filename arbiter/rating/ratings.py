@@ -55,23 +55,34 @@ def phi(x: float) -> float:
 # One match, per side and per bot.
 
 
-def counted_scores(outcome: Any) -> Sequence[float]:
+def forfeit_stake(game: Any) -> float:
+    """What a forfeit costs its failing side (``counted_scores``): the widest margin the rules
+    allow ``game`` under its options (``Game.margin_bounds``), so that a forfeit counts as a
+    loss by more than any play could lose by, and no bot gains by crashing, timing out or
+    playing an illegal move to cap a loss (counted by rank alone, +-1, a bot losing a deal by
+    174 could crash in it and lose by 1). 1 where a game fixes no bounds (by rank alone)."""
+    bounds = game.margin_bounds()
+    return 1.0 if bounds is None else max(-bounds[0], bounds[1])
+
+
+def counted_scores(outcome: Any, stake: float = 1.0) -> Sequence[float]:
     """The scores a match's margins are read from: its own, but a forfeit's by rank. A forfeit
     stores all-zero scores (``cardarena.records.forfeit_outcome``), which read as scores made the
-    failing bot level with the bot it lost to; counted as ``arbiter evaluate``'s margin counts it
-    (``margin_of``), every seat of a side that finished first scores
-    1 and the failing side 0: head to head the loser's margin is -1, the winner's +1."""
+    failing bot level with the bot it lost to; counted here every seat of a side that finished
+    first scores ``stake`` (``forfeit_stake``: the widest margin the game's rules allow) and the
+    failing side 0, so head to head the failing side's margin is the worst the rules allow."""
     if not outcome.reason.is_forfeit:
         return outcome.scores
     best = min(outcome.ranks)
-    return tuple(1.0 if r == best else 0.0 for r in outcome.ranks)
+    return tuple(stake if r == best else 0.0 for r in outcome.ranks)
 
 
-def margin_of(outcome: Any, who: Sequence[int | None]) -> float:
+def margin_of(outcome: Any, who: Sequence[int | None], stake: float = 1.0) -> float:
     """Bot A's mean score minus bot B's in one match (``who``: per seat 0 for A, 1 for B, None
-    for a seat of neither), from ``counted_scores`` (a forfeit by rank: the failing side -1, the
-    other +1); ``arbiter evaluate``'s duplicate margin and the arena gate's."""
-    scores = counted_scores(outcome)
+    for a seat of neither), from ``counted_scores`` (a forfeit's failing side at -``stake``, the
+    game's widest margin: ``forfeit_stake``); ``arbiter evaluate``'s duplicate margin and the
+    arena gate's."""
+    scores = counted_scores(outcome, stake)
     a = [scores[s] for s, w in enumerate(who) if w == 0]
     b = [scores[s] for s, w in enumerate(who) if w == 1]
     return sum(a) / len(a) - sum(b) / len(b)
@@ -252,9 +263,11 @@ _Parsed = tuple[MatchRow, list[tuple[float, float, int]], list[tuple[str, ...]]]
 
 
 def compute_standings(
-    rows: Sequence[MatchRow], teams: Sequence[Sequence[int]], duplicate: bool = True, bots: Sequence[str] = ()
+    rows: Sequence[MatchRow], teams: Sequence[Sequence[int]], duplicate: bool = True, bots: Sequence[str] = (),
+    stake: float = 1.0,
 ) -> Standings:
-    """The table for these matches (any order; they are sorted by schedule index)."""
+    """The table for these matches (any order; they are sorted by schedule index). ``stake``:
+    what a forfeit costs in the margins (``forfeit_stake`` of the game; the ratings read ranks)."""
     rows = sorted(rows, key=lambda r: r.idx)
     table: dict[str, StandingRow] = {b: StandingRow(0, b) for b in bots}
     cross: dict[str, dict[str, list[float]]] = {}
@@ -262,7 +275,7 @@ def compute_standings(
     parsed: list[_Parsed] = []
     k = len(teams)
     for row in rows:
-        res = side_results(teams, counted_scores(row.outcome), row.outcome.ranks)
+        res = side_results(teams, counted_scores(row.outcome, stake), row.outcome.ranks)
         sides = sides_of(teams, row.seats)
         parsed.append((row, res, sides))
         best = min(r[2] for r in res)

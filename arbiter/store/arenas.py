@@ -265,12 +265,18 @@ class Arenas:
             db.execute("UPDATE arena_entrants SET status = 'active', reason = ?, streak = 0, changed = ? "
                        "WHERE arena_id = ? AND player = ? AND status = 'suspended'", (reason, time.time(), arena_id, player))
 
-    def set_rating(self, arena_id: int, ratings: Mapping[str, tuple[float, float]]) -> None:
-        """Overwrite stored ratings (a repair, when recomputing disagrees with them)."""
+    def set_rating(self, arena_id: int, ratings: Mapping[str, tuple[float, float]],
+                   after: Mapping[int, Mapping[str, tuple[float, float]]] | None = None) -> None:
+        """Overwrite stored ratings (a repair, when recomputing disagrees with them): every
+        entrant's current one, and (``after``) each finished encounter's ratings after it, by
+        encounter index; in one transaction."""
         with self.store._tx() as db:  # the store's: its errors name the file
             for player, (mu, sigma) in ratings.items():
                 db.execute("UPDATE arena_entrants SET mu = ?, sigma = ? WHERE arena_id = ? AND player = ?",
                            (mu, sigma, arena_id, player))
+            for idx, rated in (after or {}).items():
+                db.execute("UPDATE arena_encounters SET ratings = ? WHERE arena_id = ? AND idx = ?",
+                           (json.dumps({p: list(r) for p, r in rated.items()}, sort_keys=True), arena_id, idx))
 
     # -- encounters ------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ import typer
 
 from arbiter.batch.engine import BotsDoNotPlay
 from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.rating.ratings import forfeit_stake
 from arbiter.tournament.evaluate import EvalResult, MatchMargin, evaluate, evaluation_plan, margin_of, seating_who
 from arbiter.tournament.play import play_local
 from cardarena.games import get_game
@@ -88,7 +89,7 @@ def hosted_evaluate(game: str, bot: str, options: dict, deals: int, seed: int) -
         seats = [bot if w == 0 else ANCHOR for w in who]
         record = play_local(game, seats, seed=pm.config.seed, options=options, decision_ms=0, bank_ms=0)
         out = record.outcome
-        result.matches.append(MatchMargin(d, r, pm.config.seed, margin_of(out, who), out.reason.value,
+        result.matches.append(MatchMargin(d, r, pm.config.seed, margin_of(out, who, forfeit_stake(g)), out.reason.value,
                                           tuple(out.scores), tuple(out.ranks)))
     return result
 

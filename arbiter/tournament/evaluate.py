@@ -75,7 +75,7 @@ from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
 from arbiter.rating.sprt import Sprt, SprtState
-from arbiter.rating.ratings import margin_of  # noqa: F401 (evaluate's API: the gate's margin too)
+from arbiter.rating.ratings import forfeit_stake, margin_of  # margin_of: evaluate's API, the gate's margin too
 from arbiter.rating.stats import MeanSE, mean_se, pooled_sd
 from cardarena.records import MAX_CLOCK_MS, MAX_SEED, Clock, FailurePolicy, MatchConfig, MatchRecord
 
@@ -171,9 +171,9 @@ class EvalResult:
 
     def forfeit_summary(self) -> str | None:
         """The matches a side forfeited (a timeout, an illegal action, a crash, a disconnect), by
-        bot and reason, or None if none was: each counts -1 for the side that failed and +1 for the
-        other, by rank (``margin_of``), in a margin otherwise in game points, where "-1.00" read as
-        a close loss."""
+        bot and reason, or None if none was: each counts as a loss by the widest margin the rules
+        allow for the side that failed (``ratings.forfeit_stake``, ``margin_of``), which the margin
+        alone does not tell from play."""
         lost = [m for m in self.matches if m.reason.startswith("forfeit")]
         if not lost:
             return None
@@ -192,8 +192,10 @@ class EvalResult:
         why = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items()))
         first = lost[0]
         said = f"; the first in deal {first.deal}, seating {first.rotation + 1}: {first.detail}" if first.detail else ""
-        return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}){said}; a forfeit counts -1 "
-                "for the side that failed and +1 for the other (by rank, not points), in the margin above")
+        stake = forfeit_stake(get_game(self.game, self.options, self.preset))
+        return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}){said}; a forfeit counts "
+                f"-{stake:g} for the side that failed and +{stake:g} for the other in the margin above (the widest "
+                "margin the rules allow: no bot gains by forfeiting)")
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
@@ -376,10 +378,10 @@ def _config(game_name: str, seed: int, options: Mapping[str, Any], preset: str |
                        policy=FailurePolicy())
 
 
-def _margin(deal: int, rotation: int, seed: int, who: Sequence[int], record: MatchRecord) -> MatchMargin:
+def _margin(deal: int, rotation: int, seed: int, who: Sequence[int], record: MatchRecord, stake: float) -> MatchMargin:
     out = record.outcome
     assert out is not None
-    return MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks),
+    return MatchMargin(deal, rotation, seed, margin_of(out, who, stake), out.reason.value, tuple(out.scores), tuple(out.ranks),
                        _forfeit_detail(out))
 
 
@@ -509,6 +511,7 @@ def evaluate(
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     opts = dict(options or {})
     game_rules = get_game(game, opts, preset)  # validate before starting anything
+    stake = forfeit_stake(game_rules)  # what a forfeit costs in a margin: the widest the rules allow
     if isinstance(sprt, AutoVarianceTest) and store is None:
         raise ConfigError("sd-bound auto: the s.d. bound is read from the evaluations stored before this one: "
                           "give --db FILE (or --sd-bound S)")
@@ -589,7 +592,7 @@ def evaluate(
                     if m is None:
                         p = await anext(played)
                         assert p.match.item == (d, r)
-                        m = _margin(d, r, p.match.config.seed, who_of(p.match.seats, names[0]), p.record)
+                        m = _margin(d, r, p.match.config.seed, who_of(p.match.seats, names[0]), p.record, stake)
                         records.append((p.record, r, who[r]))
                         if progress:
                             progress(m)
@@ -743,7 +746,8 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
     # and the pair's own file hashes each was played with
     pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, tuple[float, ...]]],
                                       list[Mapping[str, str]]]] = {}
-    in_force = get_game(game, options, preset).describe_options()
+    rules = get_game(game, options, preset)
+    in_force, stake = rules.describe_options(), forfeit_stake(rules)
     same: dict[str, bool] = {}  # the options as stored -> whether they are those in force here
 
     def alike(spec: Mapping[str, Any]) -> bool:
@@ -760,7 +764,7 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
         if not _pair_spec(spec) or tour.name == exclude or spec.get("game") != game or not alike(spec):
             continue
         try:
-            deals = _table_deals(store, tour.id, tuple(str(b) for b in spec["bots"]))
+            deals = _table_deals(store, tour.id, tuple(str(b) for b in spec["bots"]), stake)
         except (StoreError, KeyError, TypeError, ValueError):
             continue  # not readable as a batch of pairs: not evidence of the deals
         stored = spec.get(CONTENT_KEY) if isinstance(spec.get(CONTENT_KEY), Mapping) else {}
@@ -781,7 +785,7 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
             for first, _, evaluations, contents in pairs.values()]
 
 
-def _table_deals(store: Store, tid: int, sources: tuple[str, ...]) -> dict[tuple[str, str], list[tuple[int, float]]]:
+def _table_deals(store: Store, tid: int, sources: tuple[str, ...], stake: float) -> dict[tuple[str, str], list[tuple[int, float]]]:
     """Per pair of bots that shared a table in tournament ``tid`` (``sources``: its bots as its spec
     gives them; a pair in that order), the (seed, deal margin) of each deal both of whose seatings
     are stored: the first bot's margin in each, averaged. A table of other than two bots, or not in
@@ -798,7 +802,7 @@ def _table_deals(store: Store, tid: int, sources: tuple[str, ...]) -> dict[tuple
                 or rows[0].seed != rows[1].seed:
             continue
         a, b = sorted(bots, key=order.__getitem__)
-        margin = sum(margin_of(r.outcome, who_of(r.seats, a)) for r in rows.values()) / 2
+        margin = sum(margin_of(r.outcome, who_of(r.seats, a), stake) for r in rows.values()) / 2
         out.setdefault((source_of[a], source_of[b]), []).append((rows[0].seed, margin))
     return out
 
@@ -960,12 +964,13 @@ def _played_names(store: Store, tid: int, game: Game, names: tuple[str, ...]) ->
 def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None,
                     bot_a: str, records: bool = True) -> dict[tuple[int, int], MatchMargin]:
     """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the outcomes."""
+    stake = forfeit_stake(get_game(game_name, options, preset))
     out = {}
     for row in store.matches(tid, records=records):
         if row.idx != 2 * row.deal + row.rotation or row.rotation not in (0, 1):
             raise StoreError(f"tournament {tid} in {store.path} is not an evaluation (match {row.idx} is deal {row.deal}, seating {row.rotation})")
         who = who_of(row.seats, bot_a)
         o = row.outcome
-        out[(row.deal, row.rotation)] = MatchMargin(row.deal, row.rotation, row.seed, margin_of(o, who), o.reason.value,
+        out[(row.deal, row.rotation)] = MatchMargin(row.deal, row.rotation, row.seed, margin_of(o, who, stake), o.reason.value,
                                                     tuple(o.scores), tuple(o.ranks), _forfeit_detail(o))
     return out

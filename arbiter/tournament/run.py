@@ -45,7 +45,7 @@ from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names
 from arbiter.store.db import MatchRow, Store, StoreError, run_holder
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
-from arbiter.rating.ratings import compute_standings, side_points
+from arbiter.rating.ratings import compute_standings, forfeit_stake, side_points
 
 log = logging.getLogger(__name__)
 
@@ -343,9 +343,10 @@ async def run_tournament(
 
 
 def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots: Sequence[str] = ()):
-    """The table (arbiter.rating.ratings.Standings) for these stored matches of ``game``."""
+    """The table (arbiter.rating.ratings.Standings) for these stored matches of ``game`` (a
+    forfeit in its margins at the game's widest: ``ratings.forfeit_stake``)."""
 
-    return compute_standings(rows, game.teams, duplicate, bots)
+    return compute_standings(rows, game.teams, duplicate, bots, forfeit_stake(game))
 
 
 def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:

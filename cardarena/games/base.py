@@ -395,7 +395,10 @@ class Game(abc.ABC):
     def margin_bounds(self) -> tuple[float, float] | None:
         """The bounds of a match's margin (one side's score minus the other's) that the
         rules fix under these options, for the betting confidence sequences of
-        ``arbiter.rating.betting``; None where the game derives none."""
+        ``arbiter.rating.betting`` and what a forfeit costs in a margin (the widest:
+        ``arbiter.rating.ratings.forfeit_stake``, so no bot gains by forfeiting); None where the
+        game derives none (a forfeit then counts by rank, +-1, which a bot losing by more than 1
+        could gain from: a game should derive them)."""
         return None
 
     def describe_options(self) -> dict[str, Any]:

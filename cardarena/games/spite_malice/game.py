@@ -15,6 +15,7 @@ from .actions import (
     MIN_PLAYERS,
     NUM_SIDE_STACKS,
     UNLIMITED,
+    WIN_BONUS,
     End,
     Load,
     Phase,
@@ -161,9 +162,17 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:
-        """Single games: a seat scores 1, 1/2 or 0 (a forfeit counts +-1): -1..1. A series
-        (series points): not derived."""
-        return None if self.options.series_scoring else (-1.0, 1.0)
+        """Single games: a seat scores 1, 1/2 or 0: -1..1. A series (series points): a side
+        ends with 0 up to ``match_target`` - 1 + the most one game can add (the series ends
+        once a side reaches the target at a game's end: before its last game every side was
+        below it), which is 5 + every other seat's pay-off pile (going out) or the sum of the
+        differences from the fewest (a stalemate), either at most ``WIN_BONUS`` + (seats - 1) x
+        ``payoff_size``: the margin within +- that sum."""
+        o = self.options
+        if not o.series_scoring:
+            return (-1.0, 1.0)
+        span = float(o.match_target - 1 + WIN_BONUS + (self.n - 1) * o.payoff_size)
+        return (-span, span)
 
     def __init__(self, options: Mapping[str, Any] | None = None, preset: str | None = None):
         explicit = set(options or {})

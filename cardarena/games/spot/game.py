@@ -10,9 +10,9 @@ from typing import Sequence
 
 from ..base import Action, ConfigError, Game, InvalidActionError, Platform
 from ..cards import Card, InvalidCardError, parse_cards
-from .actions import MAX_PLAYERS, MIN_PLAYERS, SIXTIETHS, Discard, Draw, DrawSource, LayOff, Meld, Phase, named_twice
+from .actions import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, SIXTIETHS, Discard, Draw, DrawSource, LayOff, Meld, Phase, named_twice
 from .melds import _table_kind
-from .options import SpotOptions
+from .options import EndPot, SpotOptions
 from .state import SpotState
 from .views import SpotTableMeld, SpotView
 
@@ -20,6 +20,10 @@ from .views import SpotTableMeld, SpotView
 # --------------------------------------------------------------------------------------
 # Game
 
+
+#: The most spots a hand can hold when a hand is scored: HAND_SIZE + 1 cards (the first player's
+#: nine; a hand ends after a discard or a going out), at most 10 spots each.
+MOST_SPOTS = (HAND_SIZE + 1) * 10
 
 _ACTION_RE = {
     "draw": re.compile(r"^draw\s+(\S+)$", re.IGNORECASE),
@@ -124,6 +128,18 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
     def num_hands(self) -> int:
         """The regular match length."""
         return self.options.hands if self.options.hands is not None else 3 * self.options.players
+
+    def margin_bounds(self) -> tuple[float, float] | None:
+        """Per hand a seat pays at most its ante and the spots of the cards it holds (a hand
+        ends holding at most 9 cards, at most 10 spots each: ``MOST_SPOTS``) and receives at
+        most the other seats' antes (the pot, over the match) and payments, so over h hands
+        (``hands``, and with ``end_pot = play_until_won`` up to ``max_extra_hands`` more) its
+        balance lies in [-h c, h (N - 1) c], c = ante + ``MOST_SPOTS`` x unit_per_spot, and a
+        margin (one seat or group of seats against another) within +- h N c."""
+        o = self.options
+        hands = self.num_hands + (o.max_extra_hands if o.end_pot is EndPot.PLAY_UNTIL_WON else 0)
+        span = float(hands * o.players * (o.ante + MOST_SPOTS * o.unit_per_spot))
+        return (-span, span)
 
     def new_initial_state(self, seed: int) -> "SpotState":
         return SpotState(self, seed)

@@ -19,6 +19,7 @@ from arbiter.store.registry import Registry, RegistryError, Submission
 from arbiter.arena import matchmaking
 from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict, recompute, verify
 from arbiter.rating.betting import BettingState, BettingTest
+from arbiter.rating.ratings import forfeit_stake
 from arbiter.rating.sprt import Sprt
 from arbiter.tournament.spec import SpecError
 
@@ -439,18 +440,24 @@ def test_a_gate_with_an_sd_bound_runs_the_variance_bounded_test_and_a_contradict
             _spec(gate="0,40", gate_sd_bound=bad).validate()
 
 
-def test_the_gates_test_is_evaluates_betting_test_by_default_and_its_settings_are_named():
+def test_the_gates_test_is_evaluates_betting_test_by_default_and_its_settings_are_named(monkeypatch):
     """The gate tests what ``arbiter evaluate --sprt`` tests, picked the same way: the betting
     test on the game's bounds (valid on any shape of deals), the variance-bounded test given an
     s.d. bound, the normal SPRT only when asked; where the game's bounds are unknown (Spot) the
     settings must say which, and every wrong setting is named."""
+    from cardarena.games.spot.game import Spot
+
     test = _spec(gate="0,40").gate_test()
     assert isinstance(test, BettingTest) and (test.lo, test.hi, test.m0, test.m1) == (-900, 900, 0, 40)
     normal, _ = arena_from_dict({"game": "spades", "options": SPADES, "gate": {"sprt": "0,40", "test": "normal"}}, {})
     assert isinstance(normal.gate_test(), Sprt) and normal.gate_test().to_json()["m1"] == 40
     spot = dict(game="spot", options={"players": 2, "hands": 1}, house=("random",), gate="0,2")
-    with pytest.raises(SpecError, match=r'gate: the betting test .* not known for spot .* \[gate\] table give bounds = "LO,HI"'):
-        _spec(**spot).validate()
+    derived = _spec(**spot).gate_test()  # Spot's bounds: one hand, 2 seats, ante 5 + 90 spots: 2 x 95
+    assert isinstance(derived, BettingTest) and (derived.lo, derived.hi) == (-190, 190)
+    with monkeypatch.context() as m:  # a game that derives no bounds (none of the three today)
+        m.setattr(Spot, "margin_bounds", lambda self: None)
+        with pytest.raises(SpecError, match=r'gate: the betting test .* not known for spot .* \[gate\] table give bounds = "LO,HI"'):
+            _spec(**spot).validate()
     clipped, _ = arena_from_dict({"game": "spot", "options": {"players": 2, "hands": 1},
                                   "gate": {"sprt": "0,2", "bounds": "-60,60", "alpha": 0.1}}, {})
     clipped.validate()
@@ -518,7 +525,7 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
         assert a.entrants["mine@2"].status == "active" and "H1 accepted by the betting test" in a.entrants["mine@1"].reason
         (first,) = [e for e in a.tables.encounters(a.row.id) if set(e.players) == {"mine@1", "mine@2"}]
         sd = statistics.stdev(matchmaking.deal_margins(a.tables.matches(a.row.id, first.idx, records=False),
-                                                       "mine@1", "mine@2"))
+                                                       "mine@1", "mine@2", forfeit_stake(a.game)))
         _register(reg, "3")  # the first legal action again: worse than version 2
         a.sync_entrants()
         test, source = a._trial_test("mine@3")
@@ -629,7 +636,8 @@ def test_a_gate_reason_gives_no_plus_minus_zero_after_one_deal_or_deals_all_alik
 
 def test_the_gate_reads_a_forfeit_s_margin_as_evaluate_does():
     # a forfeit stores all-zero scores: the gate's deal margins read it as a level deal (0), where
-    # `arbiter evaluate`'s margin, which the gate's test is documented to share, counts it -1
+    # `arbiter evaluate`'s margin, which the gate's test is documented to share, counts it at the
+    # game's widest margin (the stake)
     from types import SimpleNamespace
 
     from cardarena.games import EndReason, Outcome
@@ -639,8 +647,8 @@ def test_the_gate_reads_a_forfeit_s_margin_as_evaluate_does():
     ms = [SimpleNamespace(deal=0, seats=("new", "old"), outcome=crash),
           SimpleNamespace(deal=0, seats=("old", "new"), outcome=Outcome((3.0, 1.0), (1, 2), EndReason.COMPLETED)),
           SimpleNamespace(deal=1, seats=("new", "old"), outcome=Outcome((5.0, 1.0), (1, 2), EndReason.COMPLETED))]
-    assert matchmaking.deal_margins(ms, "new", "old") == [-1.5, 4.0]
-    assert margin_of(crash, [0, 1]) == -1.0
+    assert matchmaking.deal_margins(ms, "new", "old", 900.0) == [(-900 - 2) / 2, 4.0]
+    assert margin_of(crash, [0, 1], 900.0) == -900.0
 
 
 def test_gate_settings_without_the_gate_itself_are_refused_not_silently_ignored():
@@ -682,9 +690,9 @@ def test_the_gates_margin_counts_a_forfeit_as_arbiter_evaluate_does():
     played = Outcome((1.0, 0.0), (1, 2), EndReason.COMPLETED)
     matches = [NS(deal=0, seats=("new", "old"), outcome=crash), NS(deal=0, seats=("old", "new"), outcome=crash),
                NS(deal=1, seats=("new", "old"), outcome=played), NS(deal=1, seats=("old", "new"), outcome=crash)]
-    assert matchmaking.deal_margins(matches, "new", "old") == [0.0, 1.0]
-    assert matchmaking.deal_margins(matches[:1], "new", "old") == [-1.0]
-    assert matchmaking.deal_margins(matches[:1], "old", "new") == [1.0]
+    assert matchmaking.deal_margins(matches, "new", "old", 1.0) == [0.0, 1.0]
+    assert matchmaking.deal_margins(matches[:1], "new", "old", 1.0) == [-1.0]
+    assert matchmaking.deal_margins(matches[:1], "old", "new", 1.0) == [1.0]
 
 
 def test_a_candidate_that_keeps_forfeiting_is_suspended_as_any_bot_is(tmp_path):
@@ -1127,3 +1135,54 @@ def test_a_version_submitted_to_a_ladder_is_checked_on_the_ladders_clock():
     check = _spec(decision_ms=500, bank_ms=4000).submission_check()
     assert check.func is check_bot and check.keywords == {"decision_ms": 500, "bank_ms": 4000}, check
     assert _spec(decision_ms=0).submission_check() is check_bot
+
+
+HALF_CRASHER = """
+    import random
+
+    from sdk import Bot
+
+    class HalfCrasher(Bot):
+        name = "mine"
+        games = ("spades",)
+
+        def choose(self, view, legal_actions):
+            if view.seat == 1:
+                raise RuntimeError("seat 1 again")
+            return random.Random(len(str(view))).choice(legal_actions)
+"""
+
+
+def test_a_ladder_rated_before_forfeits_counted_at_the_widest_margin_is_recomputed_saying_why(tmp_path, caplog):
+    """A forfeit's margin was its stored all-zero scores: a bot that won a deal's first seating
+    and crashed in the second won the deal on margin. A ladder stored so is recomputed once at
+    its next start under today's rule (``ratings.forfeit_stake``), saying so as a warning, not as
+    a store edited by hand; its encounters' ratings are rewritten too, so the next start is quiet."""
+    from arbiter.arena.ladder import replayed
+
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register_code(reg, "1", textwrap.dedent(HALF_CRASHER))
+        a = Arena(_spec(house=("random",), deals=4), db, poll=0)
+        _run(a, 3)
+        assert verify(a.tables, a.row) == []
+        legacy_after, legacy_now = replayed(a.tables, a.row, legacy=True)
+        assert legacy_now != recompute(a.tables, a.row)  # the rule decides something in this store
+        a.tables.set_rating(a.row.id, legacy_now, legacy_after)  # as an arbiter before 7 December 2026 stored it
+        assert verify(a.tables, a.row) and not verify(a.tables, a.row, legacy=True)
+        a.close()
+        with caplog.at_level("WARNING", logger="arbiter.arena.ladder"):
+            b = Arena(_spec(house=("random",), deals=4), db, poll=0)
+            b.open()
+        said = [r for r in caplog.records if "ratings recomputed" in r.getMessage()]
+        assert len(said) == 1 and said[0].levelname == "WARNING" and "widest loss the rules allow (900)" in said[0].getMessage()
+        assert not [r for r in caplog.records if r.levelname == "ERROR"]
+        assert verify(b.tables, b.row) == []
+        b.close()
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="arbiter.arena.ladder"):
+            c = Arena(_spec(house=("random",), deals=4), db, poll=0)
+            c.open()
+        assert not [r for r in caplog.records if "recomputed" in r.getMessage()]
+        c.close()

@@ -108,8 +108,12 @@ def test_sequential_test_builds_each_kind() -> None:
 
 def test_known_bounds_hold_the_recorded_deals() -> None:
     assert known_bounds("spite-and-malice") == (-1, 1)
-    assert known_bounds("spite-and-malice", {"series_scoring": True}) is None
-    assert known_bounds("spot") is None
+    # a series: a side below the target of 50 before the last game, which adds at most 5 + the
+    # other seat's 20 pay-off cards
+    assert known_bounds("spite-and-malice", {"series_scoring": True}) == (-74, 74)
+    # Spot: 12 hands x 4 seats x (ante 5 + 9 cards of 10 spots); play_until_won: 20 hands more
+    assert known_bounds("spot") == (-4560, 4560)
+    assert known_bounds("spot", {"players": 2, "hands": 1, "end_pot": "play_until_won"}) == (-21 * 2 * 95, 21 * 2 * 95)
     lo, hi = known_bounds("spades", {"deals": 1})
     assert (lo, hi) == (-900, 900)  # 2 x (two made blind nils, 400) + one bag penalty, 100
     assert known_bounds("spades", {"deals": 2}) == (-1800, 1800)  # 2 x 2 x 400, and 26 bags: two penalties

@@ -131,14 +131,17 @@ def replay_recorded(result: EvalResult, deals: int) -> list:
     from arbiter.tournament.spec import bot_names
     from cardarena.games import get_game
 
+    from arbiter.rating.ratings import forfeit_stake
+
     names = bot_names((result.bot_a, result.bot_b))
-    seatings = pair_seatings(get_game(result.game, result.options, result.preset), *names)
+    game = get_game(result.game, result.options, result.preset)
+    seatings, stake = pair_seatings(game, *names), forfeit_stake(game)
     plan = [PlannedMatch(2 * d + r, _config(result.game, s, result.options, result.preset, (0, 0)), seats, (d, r))
             for d, s in enumerate(recorded_seeds(result, deals)) for r, seats in enumerate(seatings)]
 
     async def play():
         venue = InProcess(dict(zip(names, (result.bot_a, result.bot_b))))
-        return [_margin(*p.match.item, p.match.config.seed, who_of(p.match.seats, names[0]), p.record)
+        return [_margin(*p.match.item, p.match.config.seed, who_of(p.match.seats, names[0]), p.record, stake)
                 async for p in play_batch(plan, venue, ordered=True)]
 
     return asyncio.run(play())

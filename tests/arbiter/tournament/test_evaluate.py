@@ -232,7 +232,7 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0 and f"{2 * data['deals']} matches were already in" in " ".join(second.output.split())
     for bad, message in ((["--sprt", "50"], "M0,M1"), (["--sprt", "5,1"], "less than"), (["--sprt", "0,5", "--alpha", "2"], "alpha"),
-                         (["--fresh"], "error: --fresh: needs --db"), (["--sprt", "0,5"], "--bounds LO,HI"),
+                         (["--fresh"], "error: --fresh: needs --db"),
                          (["--sprt", "0,5", "--bounds", "9,1"], "LO must be less than HI"),
                          (["--sprt", "0,5", "--bounds", "-1,1"], "strictly inside"),
                          (["--sprt", "0,5", "--sequential", "score", "--bounds", "-9,9"], "only the betting test"),
@@ -608,8 +608,9 @@ def test_forfeits_are_said_beside_the_margin_they_are_counted_in(tmp_path) -> No
     assert line.startswith(f"forfeits: 2 of 2 matches, all by {bot} (crash 2); the first in deal 0, seating 1: seat "), \
         r.stdout  # and why: without --db the bot's own words were nowhere but in a hosted bot's lost stderr
     assert "choose raised RuntimeError: boom" in line, line
-    assert line.endswith("; a forfeit counts -1 for the side that failed and +1 for the other (by rank, not points), in "
-                         "the margin above"), line
+    assert line.endswith("; a forfeit counts -900 for the side that failed and +900 for the other in the margin above "
+                         "(the widest margin the rules allow: no bot gains by forfeiting)"), line
+    assert "margin -900.00" in r.stdout, r.stdout
     db = tmp_path / "e.sqlite"
     stored = CliRunner().invoke(app, ["evaluate", "spades", str(bot), "random", "--deals", "1", "-o", "deals=1",
                                       "--transport", "inproc", "--seed", "1", "--db", str(db), "--name", "c"])

@@ -1,0 +1,72 @@
+"""A forfeit never pays: it counts as the widest loss the rules allow (``ratings.forfeit_stake``).
+
+Found in the arena: a forfeit stores all-zero scores; the ladder broke a deal tied on points by
+the raw score margin over its seatings, so a bot that won one seating by 174 and crashed in the
+other won the deal (174 + 0 against 0), and `arbiter evaluate`'s margin counted the crash as a
+loss by 1, so a bot about to lose a deal by 300 could crash to lose it by 1."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace as NS
+
+import pytest
+
+from arbiter.arena import matchmaking
+from arbiter.rating.ratings import compute_standings, counted_scores, forfeit_stake, margin_of
+from cardarena.games import EndReason, Outcome, get_game
+
+CRASH_A = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_CRASH)  # seat 0 (A here) crashed: it lost
+A_BY_174 = Outcome((174.0, 0.0), (1, 2), EndReason.COMPLETED)
+
+
+def test_a_bot_that_crashes_in_one_seating_loses_the_deal_on_the_ladder():
+    stake = forfeit_stake(get_game("spades", {"deals": 1}))
+    assert stake == 900
+    deal = [NS(deal=0, seats=("a", "b"), outcome=A_BY_174), NS(deal=0, seats=("a", "b"), outcome=CRASH_A)]
+    (points,) = matchmaking.deal_points(deal, [[0], [1]], ["a", "b"], stake)
+    assert points["a"][0] == points["b"][0] == 0.5  # a seating each
+    assert points["a"][1] == (174 - 900) / 2 < 0 < points["b"][1]  # b wins the tie: a crashed
+    (legacy,) = matchmaking.deal_points(deal, [[0], [1]], ["a", "b"], None)  # as ladders counted it until now
+    assert legacy["a"][1] == 87 > legacy["b"][1]
+    after = matchmaking.rate_encounter({}, ["a", "b"], [points])
+    assert after["b"][0] > after["a"][0]
+
+
+def test_evaluates_margin_counts_a_forfeit_at_the_games_widest_and_standings_alike():
+    stake = forfeit_stake(get_game("spades", {"deals": 1}))
+    assert margin_of(CRASH_A, [0, 1], stake) == -900 and margin_of(CRASH_A, [1, 0], stake) == 900
+    assert counted_scores(CRASH_A, stake) == (0.0, 900.0) and counted_scores(A_BY_174, stake) == A_BY_174.scores
+    rows = [NS(idx=i, round=0, deal=0, table=0, rotation=i, seed=1, seats=s, outcome=o, incidents=())
+            for i, (s, o) in enumerate(((("a", "b"), A_BY_174), (("b", "a"), CRASH_A)))]  # b in seat 0 crashed
+    st = compute_standings(rows, [[0], [1]], bots=("a", "b"), stake=stake)
+    a = next(r for r in st.rows if r.name == "a")
+    assert a.dup_values == [(174 + 900) / 2]  # b crashed in the second seating: a's margin there is 900
+    # Spite and Malice's single games: +-1, as before
+    assert forfeit_stake(get_game("spite-and-malice")) == 1
+
+
+def _random_margins(game, seeds):
+    out = []
+    for seed in seeds:
+        state, rng = game.new_initial_state(seed), random.Random(seed)
+        while not state.is_terminal:
+            state.apply(rng.choice(state.legal_actions()))
+        scores = state.outcome().scores
+        out.append(max(scores) - min(scores))
+    return out
+
+
+@pytest.mark.parametrize("name, options", [
+    ("spot", {"players": 2, "hands": 1}),
+    ("spot", {"players": 3, "hands": 2, "ante": 7, "unit_per_spot": 2}),
+    ("spite-and-malice", {"series_scoring": True, "match_target": 8, "payoff_size": 5}),
+])
+def test_the_derived_bounds_hold_every_played_margin(name, options):
+    """A forfeit counted at the bound never beats play only if no play goes beyond it: random
+    play's margins (the widest spread of seats) stay inside the bounds the game derives."""
+    game = get_game(name, options)
+    lo, hi = game.margin_bounds()
+    margins = _random_margins(game, range(40 if name == "spot" else 6))
+    assert all(lo <= -m and m <= hi for m in margins), (max(margins), hi)
+    assert max(margins) > 0
