@@ -542,6 +542,7 @@ def tournament_show(
         rows = _run(store.matches, tour.id)
         times = _run(store.think_times, tour.id)
         seed_text = policy.seed_text(tour.spec.get("seed"), store.shown_seed(tour))
+        verdict = store.verdict(tour.id)
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import describe
 
@@ -565,6 +566,10 @@ def tournament_show(
             state = stopped_early_text(tour.done, tour.planned, tour.spec)
         out.print(f"  state: {state}", highlight=False,
                   markup=False, soft_wrap=True)  # a command to paste: no line break put inside a path
+    if verdict is not None:  # an evaluation's sequential test, in the words arbiter evaluate printed
+        from arbiter.present.export import verdict_note
+
+        out.print(f"  {verdict_note(verdict.text)}", highlight=False, markup=False, soft_wrap=True)
     for label, text in played.lines():
         out.print(f"  {label}: {escape(text)}", highlight=False, width=width)
     if played.wdl_note:

@@ -156,12 +156,21 @@ def margin_note(st: Standings) -> str:
 def standings_notes(st: Standings, info: dict[str, Any]) -> list[tuple[str, str]]:
     """The sentences a standings table needs, keyed: its order (``ranked-by``), its margin
     column (``margin``), its rating scale (``scale``), W-D-L in a free for all (``wdl-note``),
-    and with too few deals why no rating has an interval (``interval``)."""
+    with too few deals why no rating has an interval (``interval``), and a stored evaluation's
+    verdict (``verdict``: ``info``'s, as ``load_standings`` reads it)."""
     wdl = describe(info).wdl_note
     notes = [("ranked-by", RANKED_BY), ("margin", margin_note(st)), ("scale", ELO_SCALE)] + ([("wdl-note", wdl)] if wdl else [])
     if any(r.rating is not None and not r.rating.interval for r in st.rows):
         notes.append(("interval", st.too_few_deals))
+    if info.get("verdict"):  # a stored evaluation's sequential test: its line as arbiter evaluate printed it
+        notes.append(("verdict", verdict_note(info["verdict"])))
     return [(k, sentence(n)) for k, n in notes]
+
+
+def verdict_note(text: str) -> str:
+    """A stored evaluation's verdict (``Store.verdict``: ``EvalResult.sprt_summary``'s words) as
+    every display of it introduces it: ``tournament show``, the standings' notes, the web page."""
+    return f"verdict of its sequential test: {text}"
 
 
 def sentence(note: str) -> str:

@@ -188,7 +188,8 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
         ))
     cross = cross_rates(st, shown)
     method = RATING_METHOD
-    return PageStandings(out, cross, method, standings_notes(st, tour.spec)), rows
+    verdict = store.verdict(tour.id)  # a stored evaluation's: its notes say it, as the CLI's and the exports' do
+    return PageStandings(out, cross, method, standings_notes(st, {**tour.spec, "verdict": verdict and verdict.text})), rows
 
 
 # --------------------------------------------------------------------------------------

@@ -145,6 +145,19 @@ CREATE TABLE IF NOT EXISTS arena_encounters (
     PRIMARY KEY (arena_id, idx)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS arena_encounters_by_seq ON arena_encounters(arena_id, seq);
+-- An evaluation's verdict (``arbiter evaluate --sprt --db``): what its sequential test decided,
+-- written when a run of it ends (with its finish, in one transaction) or is interrupted
+-- (undecided so far), and replaced by each later run of it. A table added to schema 5: a store
+-- written before has none, and its readers find no verdict (``Store.verdict``).
+CREATE TABLE IF NOT EXISTS verdicts (
+    tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id) ON DELETE CASCADE,
+    decision TEXT,               -- H0 | H1 | NULL: none (at its cap, its s.d. bound contradicted, or not yet)
+    deals INTEGER NOT NULL,      -- the deals the test read
+    final INTEGER NOT NULL,      -- 1: the run ended, 0: it was interrupted (undecided so far)
+    text TEXT NOT NULL,          -- the test's line, as arbiter evaluate prints it (EvalResult.sprt_summary)
+    state TEXT NOT NULL,         -- JSON: the test's state (its to_json)
+    written REAL NOT NULL
+);
 """
 
 
@@ -616,6 +629,19 @@ class TournamentRow:
         duplicate deals (the default of a spec that does not say)."""
         return disclosure.of_tournament(self.name, finished=self.finished is not None,
                                         duplicate=bool(self.spec.get("duplicate", True)))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What an evaluation's sequential test decided (``Store.verdict``): ``text`` is its line as
+    ``arbiter evaluate`` printed it (``EvalResult.sprt_summary``), which every display shows."""
+
+    decision: str | None  # "H0", "H1" or None
+    deals: int  # the deals the test read
+    final: bool  # False: the run was interrupted, undecided so far
+    text: str
+    state: dict[str, Any] = field(default_factory=dict)  # the test's state (its to_json)
+    written: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -1131,9 +1157,44 @@ class Store:
                 unreadable.append(str(exc))
         return out
 
-    def mark_finished(self, tournament_id: int) -> None:
+    def mark_finished(self, tournament_id: int, verdict: "Verdict | None" = None) -> None:
+        """The tournament is over; ``verdict``: an evaluation's, written in the same transaction
+        (a finished evaluation never shows the verdict of a run before)."""
         with self._tx() as db:
             db.execute("UPDATE tournaments SET finished = ? WHERE id = ?", (time.time(), tournament_id))
+            if verdict is not None:
+                self._write_verdict(db, tournament_id, verdict)
+
+    # -- an evaluation's verdict -------------------------------------------------------------
+
+    def set_verdict(self, tournament_id: int, verdict: "Verdict") -> None:
+        """Write (or replace) the verdict of the evaluation ``tournament_id``."""
+        with self._tx() as db:
+            self._write_verdict(db, tournament_id, verdict)
+
+    @staticmethod
+    def _write_verdict(db: sqlite3.Connection, tournament_id: int, v: "Verdict") -> None:
+        db.execute("INSERT OR REPLACE INTO verdicts (tournament_id, decision, deals, final, text, state, written) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   (tournament_id, v.decision, v.deals, int(v.final), v.text, json.dumps(v.state, sort_keys=True),
+                    time.time()))
+
+    def verdict(self, tournament_id: int) -> "Verdict | None":
+        """The stored verdict of the evaluation ``tournament_id``: None for one without a
+        sequential test, one no run has ended yet, and in a store written before verdicts were
+        kept (it has no table of them: read-only readers do not create it)."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdicts'").fetchone():
+            return None
+        row = self.db.execute("SELECT decision, deals, final, text, state, written FROM verdicts WHERE tournament_id = ?",
+                              (tournament_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            state = json.loads(row[4])
+        except ValueError:
+            state = {}
+        return Verdict(row[0], int(row[1]), bool(row[2]), str(row[3]), state if isinstance(state, dict) else {},
+                       float(row[5]))
 
     # -- entrants --------------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, entrant
 from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
-from arbiter.store.db import MatchRow, Store, StoreError
+from arbiter.store.db import MatchRow, Store, StoreError, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
 from arbiter.rating.luck import (
@@ -248,14 +248,24 @@ class EvalResult:
 
         return f"; {TOO_FEW_DEALS}" if self.margin.n < MIN_INTERVAL_DEALS else ""
 
-    def sprt_summary(self) -> str | None:
+    def sprt_summary(self, so_far: bool = False) -> str | None:
         """The sequential test's line: which test, verdict, deals, evidence against its bounds,
-        and the length of a fixed test for comparison (None without a test)."""
+        and the length of a fixed test for comparison (None without a test). The one wording
+        of the verdict: ``arbiter evaluate`` prints it, its ``--json`` and the store keep it
+        (``verdict``), and every display of a stored evaluation shows it. ``so_far``: the run
+        was interrupted before its test decided ("undecided so far", not "no decision" at a cap
+        it never reached)."""
         t, s = self.sprt, self.sprt_state
         if t is None or s is None:
             return None
         after = f"after {s.deals} deal{'' if s.deals == 1 else 's'}"
-        how = after if s.stopped else f"{after} (the cap, --deals {self.max_deals})"
+        verdict = s.verdict
+        if s.stopped:
+            how = after
+        elif so_far:
+            verdict, how = "undecided so far", f"{after} (interrupted before its cap, --deals {self.max_deals})"
+        else:
+            how = f"{after} (the cap, --deals {self.max_deals})"
         fixed = self.fixed_deals()
         if fixed is not None:
             compare = f"a fixed-length test would need about {fixed} deals"
@@ -271,8 +281,17 @@ class EvalResult:
                       else f"{self.luck_expected.probes} probe deals")
             on = f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on {centre}), "
         source = f" (--sd-bound auto: {self.sd_source.describe()})" if self.sd_source is not None else ""
-        return (f"{on}{t.describe()}{source}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+        return (f"{on}{t.describe()}{source}: {verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
                 f"{self._sd_bound_price()}")
+
+    def verdict(self, final: bool = True) -> Verdict | None:
+        """What the store keeps of the test's verdict (``Store.verdict``; None without a test
+        or before its first deal): ``final`` False for a run interrupted before it decided."""
+        s = self.sprt_state
+        text = self.sprt_summary(so_far=not final)
+        if s is None or text is None:
+            return None
+        return Verdict(s.decision, s.deals, final or s.stopped, text, s.to_json())
 
     def _bounds_price(self) -> str:
         """Why a betting test on the margin took longer than a fixed test: the least any test
@@ -350,6 +369,7 @@ class EvalResult:
             "se": self.margin.se,  # null with one deal, as the test's state and the terminal's "s.e. -": not 0
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "sprt_state": None if self.sprt_state is None else self.sprt_state.to_json(),
+            "verdict": self.sprt_summary(),  # the test's line, as printed and stored (null without a test)
             "luck": None if self.luck is None else self.luck.to_json(),
             "sd_auto": None if self.sd_source is None else self.sd_source.to_json(),
             "matches": [m.to_json() for m in self.matches],
@@ -635,7 +655,12 @@ def evaluate(
     try:
         asyncio.run(run())
         if store is not None:  # its plan kept: finished with fewer, it reads as stopped early (stopped_early)
-            store.mark_finished(tid)
+            store.mark_finished(tid, result.verdict())  # and its verdict, replacing an earlier run's
+    except BaseException:
+        if store is not None and tid is not None and (so_far := result.verdict(final=False)) is not None:
+            with contextlib.suppress(StoreError):  # (what stopped the run is the error to tell)
+                store.set_verdict(tid, so_far)
+        raise
     finally:
         if store is not None:
             store.unlock()

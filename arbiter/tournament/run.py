@@ -393,7 +393,8 @@ def stored_tournament_spec(store: Store, name_or_id: str, **run: Any) -> Tournam
 def load_standings(store: Store, name_or_id: str | int | None = None):
     """(Standings, info) of a stored tournament; StoreError/SpecError if it is unusable. ``info``
     carries its ``state`` (``TournamentRow.state``: finished, in progress, interrupted), so that a
-    table of a run cut off says so, as ``tournament list``, ``show`` and the web page do."""
+    table of a run cut off says so, as ``tournament list``, ``show`` and the web page do, and an
+    evaluation's ``verdict`` (``Store.verdict``'s text; None without one)."""
     tour = store.tournament(name_or_id)
     try:
         spec = TournamentSpec.from_json(tour.spec)
@@ -402,6 +403,8 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id, records=False)  # the results alone: a table needs no record
     info = tournament_info(tour, spec) | shown_seed(store, tour, spec) | {"state": tour.state(run_holder(store.path))}
+    verdict = store.verdict(tour.id)  # a stored evaluation's sequential test: what it decided (or "undecided so far")
+    info["verdict"] = None if verdict is None else verdict.text
     return standings(rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info
 
 
