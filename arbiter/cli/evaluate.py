@@ -107,7 +107,8 @@ def evaluate(
                                                "less exact).")] = "glr",
     db: Annotated[
         Optional[Path],
-        typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes.")] = None,
+        typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes, "
+                                  "and with a larger --deals extends it: only the deals added are played.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,

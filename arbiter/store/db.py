@@ -316,6 +316,19 @@ def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
     return f" (it differs in {', '.join(keys)})" if keys else ""
 
 
+def _extends(stored_json: str, spec: Mapping[str, Any], field: str) -> bool:
+    """Whether ``spec`` is the stored spec with a larger number in ``field`` and nothing else
+    changed (``Store.open_tournament``'s ``extend``)."""
+    try:
+        stored = json.loads(stored_json)
+    except ValueError:
+        return False
+    new = json.loads(json.dumps(spec, sort_keys=True))  # tuples as lists, as stored
+    old_n, new_n = (stored.get(field) if isinstance(stored, dict) else None), new.get(field)
+    return (isinstance(old_n, int) and isinstance(new_n, int) and old_n < new_n
+            and {k: v for k, v in stored.items() if k != field} == {k: v for k, v in new.items() if k != field})
+
+
 def _is_evaluation(spec_json: str) -> bool:
     """Whether a stored spec is an evaluation's (``arbiter evaluate --db``; its spec has the key
     "evaluate"), not a tournament's."""
@@ -993,12 +1006,15 @@ class Store:
     # -- tournaments -----------------------------------------------------------------------
 
     def open_tournament(
-        self, name: str, game: str, spec: dict[str, Any], fresh: bool = False, planned: int = 0
+        self, name: str, game: str, spec: dict[str, Any], fresh: bool = False, planned: int = 0, extend: str = ""
     ) -> TournamentRow:
         """The tournament ``name``: created, or resumed if its spec is the same.
 
         StoreError if a tournament of that name exists with a different spec (resuming it
         would mix two schedules), unless ``fresh`` (then it is deleted and recreated).
+        ``extend``: a field of the spec (an evaluation's ``deals``) that may be larger than the
+        stored one's, all else the same: the stored spec takes the new one and its plan, and the
+        tournament is not finished again until its run ends (its stored matches are kept).
         """
         spec_json = json.dumps(spec, sort_keys=True)
         with self._tx() as db:
@@ -1006,6 +1022,10 @@ class Store:
             if row is not None and fresh:
                 db.execute("DELETE FROM tournaments WHERE id = ?", (row[0],))
                 row = None
+            if row is not None and extend and _extends(row[1], spec, extend):
+                db.execute("UPDATE tournaments SET spec = ?, planned = ?, finished = NULL WHERE id = ?",
+                           (spec_json, planned, row[0]))
+                row = (row[0], spec_json)
             if row is not None and row[1] != spec_json and (stored_eval := _is_evaluation(row[1])) != ("evaluate" in spec):
                 # the name is held by a run of the other kind: its spec's fields are not this one's
                 held, this = ("an evaluation (arbiter evaluate)", "a tournament") if stored_eval else (

@@ -61,13 +61,14 @@ import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from cardarena.games import ConfigError, Game, Outcome, get_game
+from cardarena.games import ConfigError, Game, Outcome, get_game, typed_options
 from arbiter.batch.engine import batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, entrant_names, keyed_spec
 from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
+from arbiter.tournament.spec import in_stored_form
 from arbiter.store.db import MatchRow, Store, StoreError, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
@@ -448,17 +449,54 @@ def secret_seed(store: Store | None, name: str | None, fresh: bool, spec: Mappin
                 contents: Mapping[str, str]) -> tuple[int, str]:
     """A seed for an evaluation whose bots must not know it (``evaluate``'s ``seed`` None) and
     where it came from: the seed of the latest evaluation in ``store`` with ``spec`` but for its
-    seed, and the bot files' ``contents``, that is unfinished (or is called ``name``), so that the
-    same command resumes it ("resumed"); else a new one ("drawn"; with ``fresh`` always)."""
+    seed (and for a cap of fewer deals, which it extends), and the bot files' ``contents``, that is
+    unfinished (or is called ``name``), so that the same command resumes it ("resumed"); else a new one ("drawn"; with ``fresh`` always)."""
     if store is not None and not fresh:
-        want = {k: v for k, v in spec.items() if k != "seed"}
         for t in reversed(store.tournaments()):
-            kept = {k: v for k, v in t.spec.items() if k not in ("seed", "sd_auto", CONTENT_KEY)}
+            # its options as it stored them (``in_stored_form``), and a cap of deals no larger (extended)
+            want = {k: v for k, v in in_stored_form(dict(spec), t.spec).items() if k not in ("seed", "deals")}
+            kept = {k: v for k, v in t.spec.items() if k not in ("seed", "deals", "sd_auto", CONTENT_KEY)}
+            fewer = isinstance(t.spec.get("deals"), int) and t.spec["deals"] <= spec["deals"]
             ours = t.name == name if name is not None else t.finished is None
-            if ours and kept == want and t.spec.get(CONTENT_KEY, {}) == dict(contents) \
+            if ours and fewer and kept == want and t.spec.get(CONTENT_KEY, {}) == dict(contents) \
                     and isinstance(t.spec.get("seed"), int):
                 return t.spec["seed"], "resumed"
     return secrets.randbits(62), "drawn"
+
+
+def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], name: str | None, fresh: bool,
+              spelt: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None, dict[str, Any]]:
+    """The stored evaluation a run of ``spec`` (its bots' file ``contents``) continues: its name,
+    its stored spec (None: a new one) and ``spec`` as it is stored there. ``name``: that one
+    (None: the default name). Else the one of the default name; one stored before options were
+    typed, under the name of its options as ``spelt`` (``-o deals=1``'s text "1"); else the one
+    stored under the default name of the same evaluation to the most deals fewer, which the run
+    extends: its deals are read from the store, and only those added are played."""
+    keyed = {**spec, CONTENT_KEY: dict(contents)} if contents else spec
+    if name is not None:
+        stored = None if fresh else store.stored_spec(name)
+        return name, stored, in_stored_form(spec, stored)
+    names = [default_name(keyed)]
+    if dict(spelt) != spec["options"]:  # as an arbiter that stored the options as given named it
+        names.append(default_name({**keyed, "options": dict(spelt)}))
+    if fresh:
+        return names[0], None, spec
+    for candidate in names:
+        if (stored := store.stored_spec(candidate)) is not None:
+            return candidate, stored, in_stored_form(spec, stored)
+    a, b = bot_names(tuple(spec["bots"]))
+    prefix, deals = f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-", spec["deals"]
+    shorter = None
+    for t in store.tournaments([]):  # (one unreadable is no evaluation to extend)
+        if not t.name.startswith(prefix) or not isinstance(t.spec.get("deals"), int) or t.spec["deals"] >= deals:
+            continue
+        mine = {k: v for k, v in in_stored_form(keyed, t.spec).items() if k != "deals"}
+        if {k: v for k, v in t.spec.items() if k not in ("deals", "sd_auto")} == mine and \
+                (shorter is None or t.spec["deals"] >= shorter.spec["deals"]):  # the most deals to read
+            shorter = t
+    if shorter is not None:
+        return shorter.name, shorter.spec, in_stored_form(spec, shorter.spec)
+    return names[0], None, spec
 
 
 def default_name(spec: Mapping[str, Any]) -> str:
@@ -529,14 +567,16 @@ def evaluate(
         raise ConfigError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, got {jobs}")
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
-    opts = dict(options or {})
-    game_rules = get_game(game, opts, preset)  # validate before starting anything
+    spelt = dict(options or {})
+    game_rules = get_game(game, spelt, preset)  # validate before starting anything
     stake = forfeit_stake(game_rules)  # what a forfeit costs in a margin: the widest the rules allow
+    # stored, played and reported as the game reads them: -o deals=1 (the text "1") and {"deals": 1} alike
+    opts = typed_options(game, spelt, preset)
     if isinstance(sprt, AutoVarianceTest) and store is None:
         raise ConfigError("sd-bound auto: the s.d. bound is read from the evaluations stored before this one: "
                           "give --db FILE (or --sd-bound S)")
     if luck is not None:
-        if (luck.game_name, dict(luck.options), luck.preset) != (game, opts, preset):
+        if (luck.game_name, luck.preset) != (game, preset) or typed_options(game, luck.options, preset) != opts:
             raise ConfigError("luck: its probes were played for another game or options than this evaluation's")
         if isinstance(sprt, BettingTest):
             raise ConfigError("--luck-adjusted with --sprt: the betting test's bounds are the raw margin's, which a "
@@ -563,11 +603,9 @@ def evaluate(
     if store is not None:
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt,
                                result.luck_test)
-        given = name is not None  # "" is a blank name, refused, not the default name
-        result.stored_as = name if given else default_name({**spec, CONTENT_KEY: contents} if contents else spec)
-        if given and (taken := name_taken(name)):
+        if name is not None and (taken := name_taken(name)):  # "" is a blank name, refused, not the default name
             raise ConfigError(f"--name {name[:80]!r}: {taken}")
-        stored = None if fresh else store.stored_spec(result.stored_as)
+        result.stored_as, stored, spec = continued(store, spec, contents, name, fresh, spelt)
         if isinstance(sprt, AutoVarianceTest):
             # read once, kept in the spec: a resumed run tests at the bound it started with
             source = _kept_source(stored, result.stored_as, store.path) or sd_from_store(
@@ -578,7 +616,8 @@ def evaluate(
             result.sd_source = source
         spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
         store.lock(result.stored_as)
-        tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
+        # a stored evaluation of fewer deals is extended: its deals are read, the new ones played
+        tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals")
         tid = tour.id
         names = _played_names(store, tid, get_game(game, opts, preset), names)  # its records' names, not a second pair
         stored = _stored_margins(store, tid, game, opts, preset, names[0])

@@ -336,8 +336,8 @@ def test_without_a_seed_a_bot_not_installed_here_cannot_recognise_its_deal(tmp_p
 
 def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path) -> None:
     """``seed`` None (the CLI's default for a bot not installed here): an evaluation cut off
-    is resumed by the same call, on its own secret seed; once it is finished, or with
-    ``fresh``, the next call draws a new one."""
+    is resumed by the same call (or one to more deals, which extends it), on its own secret seed;
+    once it is finished, or with ``fresh``, the next call draws a new one."""
     from arbiter.store.db import Store
 
     class Cut(Exception):
@@ -365,7 +365,10 @@ def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path
             evaluate("spades", "greedy", "random", seed=None, store=store, on_deal=cut_after_two, **kw)
         cut2 = store.tournaments()[-1]
         longer = evaluate("spades", "greedy", "random", seed=None, store=store, deals=5, options={"deals": 1})
-        assert longer.seed_source == "drawn" and longer.seed != cut2.spec["seed"]  # another evaluation (more deals)
+        # the cut one extended to more deals: its seed and its stored deals (it was another evaluation, which
+        # played the same deals again on a seed of its own)
+        assert (longer.seed, longer.seed_source, longer.resumed, longer.stored_as) == (
+            cut2.spec["seed"], "resumed", 4, cut2.name)
         alone = evaluate("spades", "greedy", "random", seed=None, **kw)  # no store: drawn
         assert alone.seed_source == "drawn" and alone.seed not in (cut2.spec["seed"], longer.seed)
 

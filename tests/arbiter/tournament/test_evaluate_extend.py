@@ -1,0 +1,74 @@
+"""A stored evaluation run again to more deals plays only the deals added, and its options are
+stored as the game reads them (``-o deals=1`` and ``{"deals": 1}`` alike), an older store's
+text options still resumed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.store.db import Store, StoreError
+from arbiter.tournament.evaluate import CONTENT_KEY, default_name, evaluate
+
+
+def test_an_evaluation_extended_to_more_deals_plays_only_the_deals_added(tmp_path) -> None:
+    kw = dict(seed=2, options={"deals": 1})
+    straight = evaluate("spades", "heuristic", "random", deals=4, **kw)
+    played: list = []
+    with Store(tmp_path / "e.sqlite") as store:
+        first = evaluate("spades", "heuristic", "random", deals=2, store=store, **kw)
+        more = evaluate("spades", "heuristic", "random", deals=4, store=store, progress=played.append, **kw)
+        assert more.stored_as == first.stored_as and more.resumed == 4
+        assert [(m.deal, m.rotation) for m in played] == [(2, 0), (2, 1), (3, 0), (3, 1)]  # the new deals alone
+        assert more.matches == straight.matches
+        tour = store.tournament(more.stored_as)
+        assert (tour.spec["deals"], tour.planned, tour.done) == (4, 8, 8) and tour.finished is not None
+        assert len(store.tournaments()) == 1
+        # a secret seed (seed None): the named evaluation is extended on the seed it drew
+        one = evaluate("spades", "heuristic", "random", deals=1, seed=None, options={"deals": 1}, store=store, name="s")
+        two = evaluate("spades", "heuristic", "random", deals=2, seed=None, options={"deals": 1}, store=store, name="s",
+                       progress=played.append)
+        assert (two.seed, two.seed_source, two.resumed, len(played)) == (one.seed, "resumed", 2, 6)
+        # fewer deals than stored under a name: refused as before, not cut
+        with pytest.raises(StoreError, match="differs in deals"):
+            evaluate("spades", "heuristic", "random", deals=1, store=store, name=more.stored_as, **kw)
+
+
+def test_the_cli_extends_a_named_evaluation(tmp_path) -> None:
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spot", "heuristic", "random", "-o", "hands=1", "--db", str(db), "--name", "ev"]
+    assert CliRunner().invoke(app, [*args, "--deals", "2"]).exit_code == 0
+    more = CliRunner().invoke(app, [*args, "--deals", "3"])
+    assert more.exit_code == 0 and "resumed ev: 4 matches were already in" in " ".join(more.output.split()), more.output
+    shown = CliRunner().invoke(app, ["tournament", "show", "ev", "--db", str(db)])
+    assert "ev (id 1): spot, 6/6 matches" in shown.output and "state: finished" in shown.output, shown.output
+
+
+def test_options_are_stored_typed_and_an_older_stores_text_options_resume(tmp_path) -> None:
+    db, out = tmp_path / "e.sqlite", tmp_path / "e.json"
+    args = ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--deals", "2", "--db", str(db)]
+    run = CliRunner().invoke(app, [*args, "--json", str(out)])
+    assert run.exit_code == 0, run.output
+    assert json.loads(out.read_text())["options"] == {"deals": 1}
+    with Store(db) as store:
+        (tour,) = store.tournaments()
+        assert tour.spec["options"] == {"deals": 1}
+        # the library's typed options are the same evaluation: resumed, nothing played
+        again = evaluate("spades", "heuristic", "random", deals=2, options={"deals": 1}, store=store)
+        assert again.stored_as == tour.name and again.resumed == 4
+        # as an arbiter that stored -o's text kept it: its spec and the name it gave it
+        old = {**tour.spec, "options": {"deals": "1"}}
+        old_name = default_name({k: v for k, v in old.items() if k != CONTENT_KEY})
+        store.db.execute("UPDATE tournaments SET name = ?, spec = ? WHERE id = ?",
+                         (old_name, json.dumps(old, sort_keys=True), tour.id))
+        store.db.commit()
+    resumed = CliRunner().invoke(app, args)
+    assert resumed.exit_code == 0 and f"resumed {old_name}: 4 matches" in " ".join(resumed.output.split()), resumed.output
+    more = CliRunner().invoke(app, [*args[:-4], "--deals", "3", "--db", str(db)])  # extended, its options as stored
+    assert more.exit_code == 0 and f"resumed {old_name}: 4 matches" in " ".join(more.output.split()), more.output
+    with Store(db, read_only=True) as store:
+        (tour,) = store.tournaments()
+        assert tour.spec["options"] == {"deals": "1"} and tour.spec["deals"] == 3 and tour.done == 6
