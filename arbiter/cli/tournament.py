@@ -516,9 +516,9 @@ def tournament_show(
     match: Annotated[Optional[str], typer.Option("--match", "-m", help="Drill into one match: its schedule index or match id.")] = None,
     failures: Annotated[bool, typer.Option("--failures", help="Only matches where something went wrong.")] = False,
 ) -> None:
-    """A tournament's spec, entrants and matches (a stored evaluation's: the verdict of its sequential test too,
-    in the words arbiter evaluate printed); or one match in detail.
+    """A tournament's spec, entrants and matches; or one match in detail.
 
+    A stored evaluation's verdict: what its sequential test decided, in the words arbiter evaluate printed.
     Entrants: bot its name in the tournament; version a registered bot's; spec as given; launched what ran it;
     team its named partnership; think ms, worst ms, transport ms, arbiter ms the clock (said under the table).
     Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
