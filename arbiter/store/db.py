@@ -146,14 +146,15 @@ CREATE TABLE IF NOT EXISTS arena_encounters (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS arena_encounters_by_seq ON arena_encounters(arena_id, seq);
 -- An evaluation's verdict (``arbiter evaluate --sprt --db``): what its sequential test decided,
--- written when a run of it ends (with its finish, in one transaction) or is interrupted
--- (undecided so far), and replaced by each later run of it. A table added to schema 5: a store
--- written before has none, and its readers find no verdict (``Store.verdict``).
+-- written when a run of it ends (with its finish, in one transaction), and undecided so far as
+-- each deal is played (a run interrupted, even killed outright, leaves where it stood), each later
+-- run of it replaces it. A table added to schema 5: a store written before has none, and its
+-- readers find no verdict (``Store.verdict``).
 CREATE TABLE IF NOT EXISTS verdicts (
     tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id) ON DELETE CASCADE,
     decision TEXT,               -- H0 | H1 | NULL: none (at its cap, its s.d. bound contradicted, or not yet)
     deals INTEGER NOT NULL,      -- the deals the test read
-    final INTEGER NOT NULL,      -- 1: the run ended, 0: it was interrupted (undecided so far)
+    final INTEGER NOT NULL,      -- 1: the run ended, 0: undecided so far (its run going on, or interrupted)
     text TEXT NOT NULL,          -- the test's line, as arbiter evaluate prints it (EvalResult.sprt_summary)
     state TEXT NOT NULL,         -- JSON: the test's state (its to_json)
     written REAL NOT NULL
@@ -651,7 +652,7 @@ class Verdict:
 
     decision: str | None  # "H0", "H1" or None
     deals: int  # the deals the test read
-    final: bool  # False: the run was interrupted, undecided so far
+    final: bool  # False: undecided so far (its run going on, or interrupted)
     text: str
     state: dict[str, Any] = field(default_factory=dict)  # the test's state (its to_json)
     written: float = 0.0

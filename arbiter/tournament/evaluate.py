@@ -253,9 +253,9 @@ class EvalResult:
         """The sequential test's line: which test, verdict, deals, evidence against its bounds,
         and the length of a fixed test for comparison (None without a test). The one wording
         of the verdict: ``arbiter evaluate`` prints it, its ``--json`` and the store keep it
-        (``verdict``), and every display of a stored evaluation shows it. ``so_far``: the run
-        was interrupted before its test decided ("undecided so far", not "no decision" at a cap
-        it never reached)."""
+        (``verdict``), and every display of a stored evaluation shows it. ``so_far``: the run is
+        still going, or was interrupted, before its test decided ("undecided so far", not "no
+        decision" at a cap it never reached)."""
         t, s = self.sprt, self.sprt_state
         if t is None or s is None:
             return None
@@ -263,8 +263,8 @@ class EvalResult:
         verdict = s.verdict
         if s.stopped:
             how = after
-        elif so_far:
-            verdict, how = "undecided so far", f"{after} (interrupted before its cap, --deals {self.max_deals})"
+        elif so_far:  # (still running, or interrupted: the evaluation's state says which)
+            verdict, how = "undecided so far", f"{after} (its cap: --deals {self.max_deals})"
         else:
             how = f"{after} (the cap, --deals {self.max_deals})"
         fixed = self.fixed_deals()
@@ -287,7 +287,8 @@ class EvalResult:
 
     def verdict(self, final: bool = True) -> Verdict | None:
         """What the store keeps of the test's verdict (``Store.verdict``; None without a test
-        or before its first deal): ``final`` False for a run interrupted before it decided."""
+        or before its first deal): ``final`` False for a run still going or interrupted before
+        it decided."""
         s = self.sprt_state
         text = self.sprt_summary(so_far=not final)
         if s is None or text is None:
@@ -645,10 +646,11 @@ def evaluate(
         async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
                                                   ordered=True)) as played:
             for d in range(deals):
-                pair, records = [], []
+                pair, records, new = [], [], False
                 for r in (0, 1):
                     m = stored.get((d, r))
                     if m is None:
+                        new = True
                         p = await anext(played)
                         assert p.match.item == (d, r)
                         m = _margin(d, r, p.match.config.seed, who_of(p.match.seats, names[0]), p.record, stake)
@@ -675,6 +677,10 @@ def evaluate(
                 if sprt is not None and test is not None:
                     test.add(sprt.deal_value([m.margin for m in pair]) if value is None else value)
                     result.sprt_state = test.state()
+                    if store is not None and tid is not None and new and not result.sprt_state.stopped:
+                        # where the test stands, kept as each deal is played: a run killed outright (no
+                        # word, no finish) leaves it too (its decision is written with its finish)
+                        store.set_verdict(tid, result.verdict(final=False))
                 if on_deal:
                     on_deal(result)
                 if result.sprt_state is not None and result.sprt_state.stopped:

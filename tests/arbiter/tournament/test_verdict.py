@@ -54,7 +54,11 @@ class Interrupted(Exception):
 def test_an_interrupted_run_says_undecided_so_far_and_the_run_that_decides_replaces_it(tmp_path) -> None:
     kw = dict(deals=30, seed=0, options={"deals": 1}, sprt=BettingTest(0, 50, *known_bounds("spades", {"deals": 1})))
 
+    seen = []
+
     def stop_after_three(r) -> None:
+        # as each deal is played, the store holds where the test stands: a run killed outright leaves it
+        seen.append(store.verdict(store.tournament("ev").id).deals)
         if r.deals == 3:
             raise Interrupted
 
@@ -64,11 +68,15 @@ def test_an_interrupted_run_says_undecided_so_far_and_the_run_that_decides_repla
         tid = store.tournament("ev").id
         cut = store.verdict(tid)
         assert cut is not None and (cut.final, cut.decision, cut.deals) == (False, None, 3)
-        assert "undecided so far after 3 deals (interrupted before its cap, --deals 30)" in cut.text
+        assert seen == [1, 2, 3] and "undecided so far after 3 deals (its cap: --deals 30)" in cut.text
         assert "no decision" not in cut.text and "the cap" not in cut.text
         _, info = load_standings(store, "ev")
         assert info["state"] == "interrupted" and info["verdict"] == cut.text
-        done = evaluate("spades", "heuristic", "random", store=store, name="ev", **kw)
+        seen.clear()
+        done = evaluate("spades", "heuristic", "random", store=store, name="ev",
+                        on_deal=lambda r: seen.append(store.verdict(tid).deals), **kw)
+        # the stored deals are read, not written again; the deals played after them are
+        assert seen[:4] == [3, 3, 3, 4] and done.deals == 15
         kept = store.verdict(tid)
         assert kept is not None and kept.final and kept.decision == "H1" and kept.text == done.sprt_summary()
         assert kept.state == done.sprt_state.to_json()
