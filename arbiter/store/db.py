@@ -1202,8 +1202,8 @@ class Store:
 
     def verdict(self, tournament_id: int) -> "Verdict | None":
         """The stored verdict of the evaluation ``tournament_id``: None for one without a
-        sequential test, one no run has ended yet, and in a store written before verdicts were
-        kept (it has no table of them: read-only readers do not create it)."""
+        sequential test, one whose runs have played no deal yet, and in a store written before
+        verdicts were kept (it has no table of them: read-only readers do not create it)."""
         if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdicts'").fetchone():
             return None
         row = self.db.execute("SELECT decision, deals, final, text, state, written FROM verdicts WHERE tournament_id = ?",

@@ -451,7 +451,8 @@ def secret_seed(store: Store | None, name: str | None, fresh: bool, spec: Mappin
     """A seed for an evaluation whose bots must not know it (``evaluate``'s ``seed`` None) and
     where it came from: the seed of the latest evaluation in ``store`` with ``spec`` but for its
     seed (and for a cap of fewer deals, which it extends), and the bot files' ``contents``, that is
-    unfinished (or is called ``name``), so that the same command resumes it ("resumed"); else a new one ("drawn"; with ``fresh`` always)."""
+    unfinished (or is called ``name``), so that the same command resumes it ("resumed"); else a
+    new one ("drawn"; with ``fresh`` always)."""
     if store is not None and not fresh:
         for t in reversed(store.tournaments()):
             # its options as it stored them (``in_stored_form``), and a cap of deals no larger (extended)
