@@ -81,7 +81,13 @@ def margin_of(outcome: Any, who: Sequence[int | None], stake: float = 1.0) -> fl
     """Bot A's mean score minus bot B's in one match (``who``: per seat 0 for A, 1 for B, None
     for a seat of neither), from ``counted_scores`` (a forfeit's failing side at -``stake``, the
     game's widest margin: ``forfeit_stake``); ``arbiter evaluate``'s duplicate margin and the
-    arena gate's."""
+    arena gate's. A forfeit by a seat of A's is -``stake`` whatever A's other seats' ranks (a
+    copy of the failing bot on another side still ranks first), by B's +``stake``, so no side of
+    copies gains by one copy forfeiting; by a third bot's seat, read by ranks as any match."""
+    if outcome.reason.is_forfeit:
+        failing = {who[s] for s, r in enumerate(outcome.ranks) if r == max(outcome.ranks)}
+        if 0 in failing or 1 in failing:
+            return -stake if 0 in failing else stake
     scores = counted_scores(outcome, stake)
     a = [scores[s] for s, w in enumerate(who) if w == 0]
     b = [scores[s] for s, w in enumerate(who) if w == 1]

@@ -70,3 +70,13 @@ def test_the_derived_bounds_hold_every_played_margin(name, options):
     margins = _random_margins(game, range(40 if name == "spot" else 6))
     assert all(lo <= -m and m <= hi for m in margins), (max(margins), hi)
     assert max(margins) > 0
+
+
+def test_a_forfeit_by_one_copy_costs_its_bot_the_whole_stake():
+    """Spot of four seats, A in two: one copy of A forfeits, the other still ranks first with B's
+    seats (the failing seat's side alone ranks last); by scores by rank A's margin was -stake / 2,
+    which a copy losing by more could gain from."""
+    out = Outcome((0.0,) * 4, (1, 4, 1, 1), EndReason.FORFEIT_TIMEOUT)  # seat 1 (A's) timed out
+    assert margin_of(out, [0, 0, 1, 1], 380.0) == -380.0
+    assert margin_of(out, [1, 1, 0, 0], 380.0) == 380.0
+    assert margin_of(out, [0, None, 1, 1], 380.0) == 0.0  # a third bot failed: A and B both ranked first
