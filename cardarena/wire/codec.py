@@ -662,8 +662,28 @@ def _lazy_class(cls: type, descriptor: Any) -> tuple[type, dict[str, Callable[[A
     lazy = type(cls.__name__, (cls,), {
         "__getattr__": __getattr__, "__eq__": __eq__, "__hash__": cls.__hash__, "__reduce__": __reduce__,
         "__qualname__": cls.__qualname__, "__module__": cls.__module__, "__doc__": cls.__doc__,
+        # A field with a default is a class attribute of ``cls``, found before __getattr__ is
+        # asked: the lazy class hides it behind a descriptor that decodes the field (the
+        # default was read instead: a final view's ``reveal``, a field added last).
+        **{name: _LazyField(name, __getattr__) for name in names if hasattr(cls, name)},
     })
     return lazy, fields
+
+
+class _LazyField:
+    """A field of a lazy view class that its view class gives a default: read, it is
+    decoded (by the class's ``__getattr__``, which keeps it in the instance's dict, where
+    the next read finds it first: a descriptor without ``__set__``)."""
+
+    __slots__ = ("name", "decode")
+
+    def __init__(self, name: str, decode: Callable[[Any, str], Any]):
+        self.name, self.decode = name, decode
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return getattr(owner.__mro__[1], self.name)  # the class's default, as on the view class
+        return self.decode(obj, self.name)
 
 
 def lazy_view_from_proto(game: str, msg: pb.View) -> Any:

@@ -62,3 +62,22 @@ def test_only_what_is_read_is_decoded_and_a_bad_field_fails_where_it_is_read():
         bad.hand  # noqa: B018
     with pytest.raises(codec.WireError, match="view is for 'spades', expected 'spot'"):
         codec.lazy_view_from_proto("spot", msg)
+
+
+@pytest.mark.parametrize(("name", "options", "field"), [
+    ("spite-and-malice", {"payoff_size": "5"}, "reveal"),  # the whole deal, once the game is over
+])
+def test_a_field_with_a_default_is_decoded_not_read_from_the_class(name, options, field):
+    """A view field with a default (a class attribute of the view class) was found on the
+    class before the lazy view's __getattr__ was asked: the lazy final view of Spite and
+    Malice said ``reveal`` None while the view sent held every hidden card."""
+    game = get_game(name, options)
+    state, rng = game.new_initial_state(2), random.Random(2)
+    while not state.is_terminal and not getattr(state.view(0), field):
+        state.apply(rng.choice(state.legal_actions()))
+    view = state.spectator_view() if field == "reveal" else state.view(0)
+    default = getattr(type(view), field)
+    assert getattr(view, field) != default  # the view sent holds more than the default
+    lazy = codec.lazy_view_from_proto(name, pb.View.FromString(codec.view_wire(name, view)))
+    assert getattr(lazy, field) == getattr(view, field) and lazy == view
+    assert getattr(type(lazy), field) == default  # the class still shows its default
