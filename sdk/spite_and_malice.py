@@ -15,7 +15,8 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spite_mal
   (option ``may_end_without_discard``); ``Source``, ``SourceKind``;
 - the view: ``SpiteAndMaliceView`` and its parts ``SpiteAndMalicePlayer``,
   ``SpiteAndMalicePile``, ``SpiteAndMaliceCards``, ``SpiteAndMaliceMove``,
-  ``SpiteAndMaliceReveal``; ``Phase``;
+  ``SpiteAndMaliceReveal``, ``SpiteAndMaliceTurnUp`` (a pay-off card turned up to choose
+  the first player: ``view.first_player_turn_ups``); ``Phase``;
 - cards: ``Card``, ``Suit``.
 
 Events (``Bot.on_events``), by ``kind``; ``seat`` is the seat it is about (None for
@@ -25,7 +26,8 @@ the table), and an event is public unless said:
   cards to it alone; again after a deadlock ``reshuffle``), ``side_deal`` (side stacks
   dealt one card each, option ``initial_side_cards``), ``turn_up`` (pay-off tops turned
   up: to choose the first player, then each new top as a pile's top is played),
-  ``first_player_tie`` (tied tops reshuffled), ``first_player``;
+  ``first_player_tie`` (tied tops reshuffled), ``first_player`` (the view keeps the
+  current game's choice: ``first_player_turn_ups`` and ``first_player``);
 - a turn: ``turn`` (who is to play), ``draw`` (public with the count, and the cards to
   the drawer alone), ``play`` (to the centre), ``load`` (onto a pay-off pile, option
   ``loading``), ``fill`` (an empty side stack filled, Massachusetts), ``discard`` (onto a
@@ -40,7 +42,8 @@ the table), and an event is public unless said:
 """
 
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
-from cardarena.games.spite_malice import End, Load, Phase, Play, Source, SourceKind, SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePile, SpiteAndMalicePlayer, SpiteAndMaliceReveal, SpiteAndMaliceView, TargetKind  # noqa: F401  (re-exported)
+from cardarena.games.spite_malice import End, Load, Phase, Play, Source, SourceKind, SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePile, SpiteAndMalicePlayer, SpiteAndMaliceReveal, SpiteAndMaliceTurnUp, SpiteAndMaliceView, TargetKind  # noqa: F401  (re-exported)
 
 __all__ = ["Card", "End", "Load", "Phase", "Play", "Source", "SourceKind", "SpiteAndMaliceCards", "SpiteAndMaliceMove",
-           "SpiteAndMalicePile", "SpiteAndMalicePlayer", "SpiteAndMaliceReveal", "SpiteAndMaliceView", "Suit", "TargetKind"]
+           "SpiteAndMalicePile", "SpiteAndMalicePlayer", "SpiteAndMaliceReveal", "SpiteAndMaliceTurnUp", "SpiteAndMaliceView", "Suit",
+           "TargetKind"]

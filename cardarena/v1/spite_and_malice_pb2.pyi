@@ -128,6 +128,16 @@ class SpiteAndMaliceMove(_message.Message):
     card: str
     def __init__(self, seat: _Optional[int] = ..., action: _Optional[str] = ..., card: _Optional[str] = ...) -> None: ...
 
+class SpiteAndMaliceTurnUp(_message.Message):
+    __slots__ = ("round", "seat", "card")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    seat: int
+    card: str
+    def __init__(self, round: _Optional[int] = ..., seat: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
 class SpiteAndMaliceReveal(_message.Message):
     __slots__ = ("hands", "payoffs", "stock")
     HANDS_FIELD_NUMBER: _ClassVar[int]
@@ -139,7 +149,7 @@ class SpiteAndMaliceReveal(_message.Message):
     def __init__(self, hands: _Optional[_Iterable[_Union[SpiteAndMaliceCards, _Mapping]]] = ..., payoffs: _Optional[_Iterable[_Union[SpiteAndMaliceCards, _Mapping]]] = ..., stock: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SpiteAndMaliceView(_message.Message):
-    __slots__ = ("seat", "phase", "current_seat", "hand", "players", "center", "completed", "center_limit", "top_rank", "kings_wild", "wild_excluded_ranks", "stock_count", "recycled", "game_number", "turn_number", "turn_moves", "consecutive_passes", "reveal", "deadlock_reshuffles")
+    __slots__ = ("seat", "phase", "current_seat", "hand", "players", "center", "completed", "center_limit", "top_rank", "kings_wild", "wild_excluded_ranks", "stock_count", "recycled", "game_number", "turn_number", "turn_moves", "consecutive_passes", "reveal", "deadlock_reshuffles", "first_player", "first_player_turn_ups")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     CURRENT_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +169,8 @@ class SpiteAndMaliceView(_message.Message):
     CONSECUTIVE_PASSES_FIELD_NUMBER: _ClassVar[int]
     REVEAL_FIELD_NUMBER: _ClassVar[int]
     DEADLOCK_RESHUFFLES_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLAYER_TURN_UPS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     phase: SpiteAndMalicePhase
     current_seat: int
@@ -178,4 +190,6 @@ class SpiteAndMaliceView(_message.Message):
     consecutive_passes: int
     reveal: SpiteAndMaliceReveal
     deadlock_reshuffles: int
-    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[SpiteAndMalicePhase, str]] = ..., current_seat: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[SpiteAndMalicePlayer, _Mapping]]] = ..., center: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., completed: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., center_limit: _Optional[int] = ..., top_rank: _Optional[int] = ..., kings_wild: _Optional[bool] = ..., wild_excluded_ranks: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., recycled: _Optional[_Iterable[str]] = ..., game_number: _Optional[int] = ..., turn_number: _Optional[int] = ..., turn_moves: _Optional[_Iterable[_Union[SpiteAndMaliceMove, _Mapping]]] = ..., consecutive_passes: _Optional[int] = ..., reveal: _Optional[_Union[SpiteAndMaliceReveal, _Mapping]] = ..., deadlock_reshuffles: _Optional[int] = ...) -> None: ...
+    first_player: int
+    first_player_turn_ups: _containers.RepeatedCompositeFieldContainer[SpiteAndMaliceTurnUp]
+    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[SpiteAndMalicePhase, str]] = ..., current_seat: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[SpiteAndMalicePlayer, _Mapping]]] = ..., center: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., completed: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., center_limit: _Optional[int] = ..., top_rank: _Optional[int] = ..., kings_wild: _Optional[bool] = ..., wild_excluded_ranks: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., recycled: _Optional[_Iterable[str]] = ..., game_number: _Optional[int] = ..., turn_number: _Optional[int] = ..., turn_moves: _Optional[_Iterable[_Union[SpiteAndMaliceMove, _Mapping]]] = ..., consecutive_passes: _Optional[int] = ..., reveal: _Optional[_Union[SpiteAndMaliceReveal, _Mapping]] = ..., deadlock_reshuffles: _Optional[int] = ..., first_player: _Optional[int] = ..., first_player_turn_ups: _Optional[_Iterable[_Union[SpiteAndMaliceTurnUp, _Mapping]]] = ...) -> None: ...

@@ -32,6 +32,7 @@ from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 from tests.conftest import ROOT, start_serve, stop_serve
+from tests.games.test_spite_malice_properties import public_choice, view_choice
 
 SLOW = "tests/e2e/slowbot.py:SlowBot"
 MATCHES = [
@@ -192,6 +193,8 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
                     history.append((path, c))
                 elif field == "last_hand" or path.endswith("players.payoff_top"):
                     continue  # payoff_top: the same card as the top of payoff_face_up, checked below
+                elif field == "first_player_turn_ups":
+                    continue  # turned up before everyone (rules §6), wherever they lie since: checked below
                 else:
                     shown[c] += 1
             for c, count in shown.items():
@@ -204,6 +207,8 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
             if game == "spite-and-malice":
                 for p in _decoded(game, view).players:
                     assert p.payoff_top == (p.payoff_face_up[-1] if p.payoff_face_up else None)
+                # the first player's choice: as the engine's public events told it
+                assert view_choice(_decoded(game, view)) == public_choice(events_for(state.log, None))
         assert not getattr(_decoded(game, view), "hand"), f"{where}: the spectator view holds a hand"
 
     # After the match: the full deal.

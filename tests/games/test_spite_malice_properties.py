@@ -7,12 +7,23 @@ for every game in test_conformance.py."""
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import pytest
 
-from cardarena.games import Card, IllegalActionError, events_for
-from cardarena.games.spite_malice import Load, Play, SourceKind, SpiteAndMalice, SpiteAndMaliceState, SpiteAndMaliceView
+from cardarena.games import Card, Event, IllegalActionError, events_for
+from cardarena.games.cards import JOKER
+from cardarena.games.spite_malice import (
+    FIRST_PLAYER_TIE_GUARD,
+    JOKER_FIRST_PLAYER_RANK,
+    Load,
+    Play,
+    SourceKind,
+    SpiteAndMalice,
+    SpiteAndMaliceState,
+    SpiteAndMaliceView,
+)
 from tests.games.conformance import walk_cards
 from tests.games.test_spite_malice import do, layout, pile
 
@@ -148,9 +159,30 @@ def hidden_from(state: SpiteAndMaliceState, seat: int) -> set[Card]:
     return out
 
 
+def public_choice(events: list[Event]) -> tuple[int, tuple[tuple[int, int, Card], ...]]:
+    """The current game's first-player choice (§2.3) as the public events a viewer saw
+    tell it: the seat of the last ``first_player`` event, and (round, seat, card) of every
+    card the ``turn_up`` events of the table just before it turned up."""
+    end = max(i for i, e in enumerate(events) if e.kind == "first_player")
+    rounds = []
+    i = end - 1
+    while i >= 0 and (events[i].kind == "first_player_tie" or (events[i].kind == "turn_up" and events[i].seat is None)):
+        if events[i].kind == "turn_up":
+            rounds.append(list(zip(map(int, re.findall(r"seat (\d+)", events[i].text)), events[i].cards)))
+        i -= 1
+    rounds.reverse()
+    return events[end].seat, tuple((r, s, c) for r, cards in enumerate(rounds) for s, c in cards)
+
+
+def view_choice(view: SpiteAndMaliceView) -> tuple[int, tuple[tuple[int, int, Card], ...]]:
+    """The view's first-player choice, as ``public_choice`` gives it."""
+    return view.first_player, tuple((t.round, t.seat, t.card) for t in view.first_player_turn_ups)
+
+
 def view_cards_now(view: SpiteAndMaliceView) -> list[Card]:
-    """Cards of a view except the public-history fields (recycled, turn_moves), whose
-    cards may legitimately have gone back into the stock since they were seen."""
+    """Cards of a view except the public-history fields (recycled, turn_moves, the
+    first player's turn-ups), whose cards may legitimately have gone back into the stock
+    or a pay-off pile since they were seen."""
     parts = [view.hand, view.players, view.center, view.completed, view.reveal]
     return walk_cards(parts)
 
@@ -161,6 +193,8 @@ def test_views_and_events_never_show_hidden_cards(name):
     for seed in range(8):
         rng = random.Random(seed)
         st = g.new_initial_state(seed)
+        choice = {s: public_choice(events_for(st.log, s)) for s in (*range(g.n), None)}
+        assert len(set(choice.values())) == 1 and view_choice(st.spectator_view()) == choice[None]
         for s in range(g.n):  # the initial deal
             for e in events_for(st.log, s):
                 if e.visible_to is not None:
@@ -174,6 +208,7 @@ def test_views_and_events_never_show_hidden_cards(name):
                 after = hidden_from(st, s)
                 v = st.view(s)
                 assert v.hand == tuple(sorted(st.hands[s]))
+                assert view_choice(v) == choice[s], "the first-player choice is not what its events told the seat"
                 assert not set(view_cards_now(v)) & after, "a view shows a hidden card"
                 assert set(v.recycled) | {m.card for m in v.turn_moves} <= set(st.all_cards())
                 for e in events_for(new, s):
@@ -185,8 +220,79 @@ def test_views_and_events_never_show_hidden_cards(name):
                         assert e.cards == ()
             if not st.is_terminal:
                 sv = st.spectator_view()
-                assert sv.hand == () and sv.reveal is None
+                assert sv.hand == () and sv.reveal is None and view_choice(sv) == choice[None]
                 assert not set(view_cards_now(sv)) & hidden_from(st, -1)
+
+
+def _rank(card: Card) -> int:
+    """A card's rank in the first player's choice (§2.3: A = 1 .. K = 13, JK = 14)."""
+    return JOKER_FIRST_PLAYER_RANK if card == JOKER else card // 4 + 1
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_the_first_player_choice_is_public_the_rules_own_and_every_games(name):
+    """Every view (each seat's, the spectator's) shows the current game's choice of its
+    first player as its public events told it, the same for all: round 0 turns up every
+    seat's pay-off top, each later round the tops of the seats tied at the highest card,
+    and the highest card of the last round plays first. A series' next game chooses again."""
+    g = make(name)
+    games = ties = 0
+    for seed in range(60):
+        if games >= 12 and ties:
+            break
+        rng = random.Random(seed)
+        st = g.new_initial_state(seed)
+        number = -1
+        while not st.is_terminal and (number < 0 or g.options.series_scoring):  # a series: every game's start
+            if st.game_index != number:  # a game begins (no action of it played yet)
+                number = st.game_index
+                views = [st.view(s) for s in range(g.n)] + [st.spectator_view()]
+                first, turn_ups = public_choice(events_for(st.log, None))
+                assert {view_choice(v) for v in views} == {(first, turn_ups)}
+                assert first == st.current_seat and all(v.turn_number == 0 for v in views)
+                rounds = [[(s, c) for r, s, c in turn_ups if r == k] for k in range(turn_ups[-1][0] + 1)]
+                assert [s for s, _ in rounds[0]] == list(range(g.n))
+                for this, after in zip(rounds, rounds[1:]):
+                    best = max(_rank(c) for _, c in this)
+                    assert [s for s, _ in after] == [s for s, c in this if _rank(c) == best]
+                best = max(_rank(c) for _, c in rounds[-1])
+                assert [s for s, c in rounds[-1] if _rank(c) == best] == [first] or len(rounds) == FIRST_PLAYER_TIE_GUARD
+                games += 1
+                ties += len(rounds) > 1
+            st.apply(rng.choice(st.legal_actions()))
+    assert games >= 12 and ties, "no tie was turned up: the later rounds went untested"
+
+
+def test_the_first_player_choice_is_the_same_whatever_the_hidden_cards():
+    """Every card hidden from a seat (the other hands, the stock, every face-down pay-off
+    card: the tied tops reshuffled into their piles among them) shuffled among its places,
+    again and again: the seat's view, the first player's turn-ups with it, is unchanged."""
+    g = SpiteAndMalice({"decks": 1, "payoff_size": 8})
+    tied = [seed for seed in range(40) if g.new_initial_state(seed).view(0).first_player_turn_ups[-1].round]
+    assert len(tied) >= 2
+    for seed in tied[:3]:
+        st = g.new_initial_state(seed)
+        # the tops turned up in round 0 and reshuffled face down into their piles
+        buried = {(s, c) for s in range(g.n) for c in st.payoff[s][: st.hidden[s]]}
+        reshuffled = {(t.seat, t.card) for t in st.view(0).first_player_turn_ups if t.round == 0} & buried
+        assert reshuffled
+        moved = 0
+        for seat in range(g.n):
+            view, rng = st.view(seat), random.Random(seed)
+            for _ in range(5):
+                other = st.clone()
+                places = [other.stock] + [other.hands[s] for s in range(g.n) if s != seat]
+                places += [other.payoff[s] for s in range(g.n)]
+                cut = [len(x) if i < g.n else other.hidden[i - g.n] for i, x in enumerate(places)]
+                pool = [c for x, k in zip(places, cut) for c in x[:k]]
+                rng.shuffle(pool)
+                for x, k in zip(places, cut):
+                    x[:k], pool = pool[:k], pool[k:]
+                other._pv = other._sv = other._sc = other._cv = other._rv = None  # the views' caches
+                assert other.view(seat) == view
+                assert other.spectator_view() == st.spectator_view()
+                moved += sum(c not in other.payoff[s] for s, c in reshuffled)
+        assert moved, "no reshuffled top left its pile: the shuffles hid nothing"
 
 
 def test_recycled_cards_public_but_stock_order_not():

@@ -68,7 +68,7 @@ from .options import DeadlockRule, Recycle, SideStackOrder, SpiteAndMaliceOption
 from .scoring import game_points, game_result, series_over
 from .views import (
     SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePile, SpiteAndMalicePlayer,
-    SpiteAndMaliceReveal, SpiteAndMaliceView,
+    SpiteAndMaliceReveal, SpiteAndMaliceTurnUp, SpiteAndMaliceView,
 )
 from .state import SpiteAndMaliceState
 from .game import SpiteAndMalice
@@ -78,6 +78,6 @@ __all__ = [
     "MAX_SERIES_GAMES", "MAX_TURN_ACTIONS", "NUM_SIDE_STACKS", "Phase", "Play", "Recycle",
     "SideStackOrder", "Source", "SourceKind", "SpiteAndMalice", "SpiteAndMaliceCards",
     "SpiteAndMaliceMove", "SpiteAndMaliceOptions", "SpiteAndMalicePile", "SpiteAndMalicePlayer",
-    "SpiteAndMaliceReveal", "SpiteAndMaliceState", "SpiteAndMaliceView", "StalemateRule",
+    "SpiteAndMaliceReveal", "SpiteAndMaliceState", "SpiteAndMaliceTurnUp", "SpiteAndMaliceView", "StalemateRule",
     "TargetKind", "UNLIMITED", "WIN_BONUS", "game_points", "game_result", "series_over",
 ]

@@ -15,6 +15,7 @@ from .actions import (
     NUM_SIDE_STACKS,
 )
 from .scoring import game_points, game_result, series_over
+from .views import SpiteAndMaliceTurnUp
 
 
 _BIT_LENGTHS = tuple(n.bit_length() for n in range(512))
@@ -100,14 +101,18 @@ class SpiteAndMaliceDeal:
         self._start_turn()
 
     def _first_player(self, rng: random.Random) -> int:
-        """§2.3 / §8.9: highest turned-up pay-off card; tied seats reshuffle and turn again."""
+        """§2.3 / §8.9: highest turned-up pay-off card; tied seats reshuffle and turn again.
+        Every card turned up, and the seat chosen, are public: kept for the views
+        (``turn_ups``, ``first_seat``)."""
 
         def value(c: Card) -> int:
             return JOKER_FIRST_PLAYER_RANK if c == JOKER else c // 4 + 1
 
         cands = list(range(self.game.n))
-        for _ in range(FIRST_PLAYER_TIE_GUARD):
+        turn_ups: list[SpiteAndMaliceTurnUp] = []
+        for round_ in range(FIRST_PLAYER_TIE_GUARD):
             tops = {s: self.payoff[s][-1] for s in cands}
+            turn_ups.extend(SpiteAndMaliceTurnUp(round_, s, tops[s]) for s in cands)
             self._emit("turn_up", None, "pay-off tops: " + ", ".join(f"seat {s} {tops[s]}" for s in cands),
                        tuple(tops[s] for s in cands))
             best = max(value(c) for c in tops.values())
@@ -122,6 +127,7 @@ class SpiteAndMaliceDeal:
         else:
             first = rng.choice(cands)
         self._emit("first_player", first, f"seat {first} plays first")
+        self.first_seat, self.turn_ups = first, tuple(turn_ups)
         return first
 
     def _finish_game(self, winners: tuple[int, ...] | None, reason: EndReason, detail: str) -> None:

@@ -394,7 +394,7 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         st.center = [cards(c) for c in center]
         st.completed = [cards(c) for c in completed]
         assert len(st.payoff) == len(st.hands) == len(st.side) == self.n
-        st.to_act = current
+        st.to_act = st.first_seat = current
         st.consecutive_passes = consecutive_passes
         st._start_turn()
         return st
@@ -474,6 +474,7 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         st.turn_actions = len(view.turn_moves)
         st.consecutive_passes = view.consecutive_passes
         st.deadlock_reshuffles = view.deadlock_reshuffles
+        st.first_seat, st.turn_ups = view.first_player, view.first_player_turn_ups
         st.hand_compel = self._hand_compulsion(view, st.hands[st.to_act])
         return st
 

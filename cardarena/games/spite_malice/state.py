@@ -11,7 +11,7 @@ from .actions import _GAME_OVER, _MAIN, NUM_SIDE_STACKS
 from .deal import SpiteAndMaliceDeal
 from .legal import SpiteAndMaliceLegal
 from .turns import SpiteAndMaliceTurns
-from .views import SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePlayer, SpiteAndMaliceViews
+from .views import SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePlayer, SpiteAndMaliceTurnUp, SpiteAndMaliceViews
 
 if TYPE_CHECKING:
     from .game import SpiteAndMalice
@@ -39,6 +39,10 @@ class SpiteAndMaliceState(SpiteAndMaliceLegal, SpiteAndMaliceTurns, SpiteAndMali
         self.recycled: list[Card] = []  # sorted multiset of face-up cards shuffled into the stock
         self.points: list[int] = [0] * n
         self.to_act = 0
+        # The current game's choice of its first player (§2.3): who it chose and every card
+        # turned up for it (public, in every view; set by _first_player, immutable).
+        self.first_seat = 0
+        self.turn_ups: tuple[SpiteAndMaliceTurnUp, ...] = ()
         self.phase = _MAIN
         self.turns_played = 0
         self.turn_actions = 0

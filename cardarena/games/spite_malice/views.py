@@ -86,6 +86,25 @@ class SpiteAndMaliceMove:
 
 
 @dataclass(frozen=True)
+class SpiteAndMaliceTurnUp:
+    """A pay-off card turned up to choose the first player of a game (§2.3; public).
+
+    Attributes:
+        round: the round of the choice, from 0. Round 0 turns up every seat's pay-off
+            top; each later round the new tops of the seats tied in the round before,
+            once they have reshuffled their whole pay-off piles (so a card turned up in
+            an earlier round by a seat that reshuffled is somewhere in its pile, where
+            nobody knows).
+        seat: the seat whose pay-off top it was.
+        card: the card turned up.
+    """
+
+    round: int
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True)
 class SpiteAndMaliceReveal:
     """Everything, published in the spectator view once the game is over.
 
@@ -137,6 +156,13 @@ class SpiteAndMaliceView:
             ``max_deadlock_reshuffles`` of them ends the game).
         reveal: in the spectator view once the game is over, every hidden card; None
             otherwise.
+        first_player: the seat that played the current game's first turn (§2.3: the
+            owner of the highest card turned up in the last round of
+            ``first_player_turn_ups``; after 100 rounds of ties, one of the last tied
+            seats drawn at random).
+        first_player_turn_ups: every pay-off card turned up to choose the current game's
+            first player (§2.3), in the order turned up, round by round: public, seen by
+            every seat. Empty for a game not started by a deal (a test's layout).
     """
 
     seat: int | None
@@ -158,6 +184,9 @@ class SpiteAndMaliceView:
     consecutive_passes: int
     deadlock_reshuffles: int
     reveal: SpiteAndMaliceReveal | None = None
+    # Last, after ``reveal``, in the order of their field numbers on the wire (added later).
+    first_player: int = 0
+    first_player_turn_ups: tuple[SpiteAndMaliceTurnUp, ...] = ()
 
 
 _new = object.__new__
@@ -285,6 +314,8 @@ class SpiteAndMaliceViews:
         view.consecutive_passes = self.consecutive_passes
         view.deadlock_reshuffles = self.deadlock_reshuffles
         view.reveal = reveal
+        view.first_player = self.first_seat
+        view.first_player_turn_ups = self.turn_ups
         view.__class__ = SpiteAndMaliceView
         return view
 
