@@ -11,7 +11,7 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spot`` an
 
 - actions: ``Draw`` (``Draw(DrawSource.STOCK)``; ``DrawSource``), ``Meld``, ``LayOff``,
   ``Discard``;
-- the view: ``SpotView`` and its parts ``SpotTableMeld``, ``SpotPickup``,
+- the view: ``SpotView`` and its parts ``SpotTableMeld``, ``SpotPickup``, ``SpotLayoff``,
   ``SpotRevealedHand``, ``SpotHandSummary``; ``Phase`` (where the seat is in its turn),
   ``HandEnd`` (how a hand ended), ``MeldKind``;
 - cards: ``Card``, ``Suit``;
@@ -25,7 +25,8 @@ the table), and an event is public unless said:
   ``deal``: public with the counts, and each seat's own cards to it alone;
 - ``draw``: from the stock, public without the card and with it to the drawer alone;
   from the discard pile, public with the card;
-- ``meld`` (``cards``: the new meld's), ``layoff`` (the card laid off), ``discard``
+- ``meld`` (``cards``: the new meld's), ``layoff`` (the card laid off; the view keeps
+  the hand's layoffs: ``layoffs``), ``discard``
   (the card discarded: the turn ends);
 - ``reveal``: at a hand's end, each seat's remaining cards; ``score``: the hand's
   payments (``view.last_hand`` has them as numbers); ``pot``: a pot left at the end is
@@ -33,8 +34,8 @@ the table), and an event is public unless said:
 """
 
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
-from cardarena.games.spot import Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView, candidate_melds, card_value, fits, meld_kind, spots  # noqa: F401  (re-exported)
+from cardarena.games.spot import Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, SpotHandSummary, SpotLayoff, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView, candidate_melds, card_value, fits, meld_kind, spots  # noqa: F401  (re-exported)
 
 __all__ = ["Card", "Discard", "Draw", "DrawSource", "HandEnd", "LayOff", "Meld", "MeldKind", "Phase", "SpotHandSummary",
-           "SpotPickup", "SpotRevealedHand", "SpotTableMeld", "SpotView", "Suit", "candidate_melds", "card_value", "fits",
+           "SpotLayoff", "SpotPickup", "SpotRevealedHand", "SpotTableMeld", "SpotView", "Suit", "candidate_melds", "card_value", "fits",
            "meld_kind", "spots"]

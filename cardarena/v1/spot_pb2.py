@@ -24,39 +24,41 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63\x61rdarena/v1/spot.proto\x12\x0c\x63\x61rdarena.v1\"c\n\rSpotTableMeld\x12\n\n\x02id\x18\x01 \x01(\x05\x12\r\n\x05owner\x18\x02 \x01(\x05\x12(\n\x04kind\x18\x03 \x01(\x0e\x32\x1a.cardarena.v1.SpotMeldKind\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\"6\n\nSpotPickup\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x0c\n\x04turn\x18\x03 \x01(\x05\">\n\x10SpotRevealedHand\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\x12\r\n\x05spots\x18\x03 \x01(\x05\"\xd2\x01\n\x0fSpotHandSummary\x12\x13\n\x0bhand_number\x18\x01 \x01(\x05\x12&\n\x03\x65nd\x18\x02 \x01(\x0e\x32\x19.cardarena.v1.SpotHandEnd\x12\x15\n\x08went_out\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12-\n\x05hands\x18\x04 \x03(\x0b\x32\x1e.cardarena.v1.SpotRevealedHand\x12\x0f\n\x07winners\x18\x05 \x03(\x05\x12\x0b\n\x03net\x18\x06 \x03(\x01\x12\x11\n\tpot_after\x18\x07 \x01(\x01\x42\x0b\n\t_went_out\"\x80\x05\n\x08SpotView\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bnum_players\x18\x02 \x01(\x05\x12&\n\x05phase\x18\x03 \x01(\x0e\x32\x17.cardarena.v1.SpotPhase\x12\x19\n\x0c\x63urrent_seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x0bhand_number\x18\x05 \x01(\x05\x12\x16\n\x0ehands_in_match\x18\x06 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x07 \x01(\x05\x12\x14\n\x0c\x66irst_player\x18\x08 \x01(\x05\x12\x0c\n\x04hand\x18\t \x03(\t\x12\x13\n\x0bhand_counts\x18\n \x03(\x05\x12\x13\n\x0bstock_count\x18\x0b \x01(\x05\x12\x14\n\x0c\x64iscard_pile\x18\x0c \x03(\t\x12*\n\x05melds\x18\r \x03(\x0b\x32\x1b.cardarena.v1.SpotTableMeld\x12)\n\x07pickups\x18\x0e \x03(\x0b\x32\x18.cardarena.v1.SpotPickup\x12\x0b\n\x03pot\x18\x0f \x01(\x01\x12\x10\n\x08\x62\x61lances\x18\x10 \x03(\x01\x12\x13\n\x0bturn_number\x18\x11 \x01(\x05\x12\x12\n\nfirst_turn\x18\x12 \x01(\x08\x12\x0f\n\x07\x64ropped\x18\x13 \x01(\x05\x12\x15\n\rnew_meld_made\x18\x14 \x01(\x08\x12\x1a\n\rtaken_discard\x18\x15 \x01(\tH\x02\x88\x01\x01\x12\x30\n\tlast_hand\x18\x16 \x01(\x0b\x32\x1d.cardarena.v1.SpotHandSummary\x12\x11\n\tgame_over\x18\x17 \x01(\x08\x12\x14\n\x0cunused_stock\x18\x18 \x03(\tB\x07\n\x05_seatB\x0f\n\r_current_seatB\x10\n\x0e_taken_discard\"8\n\x08SpotDraw\x12,\n\x06source\x18\x01 \x01(\x0e\x32\x1c.cardarena.v1.SpotDrawSource\"\x19\n\x08SpotMeld\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"(\n\nSpotLayOff\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0c\n\x04meld\x18\x02 \x01(\x05\"\x1b\n\x0bSpotDiscard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"\xc1\x01\n\nSpotAction\x12&\n\x04\x64raw\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.SpotDrawH\x00\x12&\n\x04meld\x18\x02 \x01(\x0b\x32\x16.cardarena.v1.SpotMeldH\x00\x12+\n\x07lay_off\x18\x03 \x01(\x0b\x32\x18.cardarena.v1.SpotLayOffH\x00\x12,\n\x07\x64iscard\x18\x04 \x01(\x0b\x32\x19.cardarena.v1.SpotDiscardH\x00\x42\x08\n\x06\x61\x63tion*k\n\tSpotPhase\x12\x1a\n\x16SPOT_PHASE_UNSPECIFIED\x10\x00\x12\x13\n\x0fSPOT_PHASE_DRAW\x10\x01\x12\x13\n\x0fSPOT_PHASE_DROP\x10\x02\x12\x18\n\x14SPOT_PHASE_GAME_OVER\x10\x03*e\n\x0cSpotMeldKind\x12\x1e\n\x1aSPOT_MELD_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14SPOT_MELD_KIND_GROUP\x10\x01\x12\x1b\n\x17SPOT_MELD_KIND_SEQUENCE\x10\x02*\x89\x01\n\x0bSpotHandEnd\x12\x1d\n\x19SPOT_HAND_END_UNSPECIFIED\x10\x00\x12\x1a\n\x16SPOT_HAND_END_WENT_OUT\x10\x01\x12!\n\x1dSPOT_HAND_END_STOCK_EXHAUSTED\x10\x02\x12\x1c\n\x18SPOT_HAND_END_TURN_LIMIT\x10\x03*l\n\x0eSpotDrawSource\x12 \n\x1cSPOT_DRAW_SOURCE_UNSPECIFIED\x10\x00\x12\x1a\n\x16SPOT_DRAW_SOURCE_STOCK\x10\x01\x12\x1c\n\x18SPOT_DRAW_SOURCE_DISCARD\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63\x61rdarena/v1/spot.proto\x12\x0c\x63\x61rdarena.v1\"c\n\rSpotTableMeld\x12\n\n\x02id\x18\x01 \x01(\x05\x12\r\n\x05owner\x18\x02 \x01(\x05\x12(\n\x04kind\x18\x03 \x01(\x0e\x32\x1a.cardarena.v1.SpotMeldKind\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\"6\n\nSpotPickup\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x0c\n\x04turn\x18\x03 \x01(\x05\"D\n\nSpotLayoff\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x0c\n\x04meld\x18\x03 \x01(\x05\x12\x0c\n\x04turn\x18\x04 \x01(\x05\">\n\x10SpotRevealedHand\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\x12\r\n\x05spots\x18\x03 \x01(\x05\"\xd2\x01\n\x0fSpotHandSummary\x12\x13\n\x0bhand_number\x18\x01 \x01(\x05\x12&\n\x03\x65nd\x18\x02 \x01(\x0e\x32\x19.cardarena.v1.SpotHandEnd\x12\x15\n\x08went_out\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12-\n\x05hands\x18\x04 \x03(\x0b\x32\x1e.cardarena.v1.SpotRevealedHand\x12\x0f\n\x07winners\x18\x05 \x03(\x05\x12\x0b\n\x03net\x18\x06 \x03(\x01\x12\x11\n\tpot_after\x18\x07 \x01(\x01\x42\x0b\n\t_went_out\"\xab\x05\n\x08SpotView\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bnum_players\x18\x02 \x01(\x05\x12&\n\x05phase\x18\x03 \x01(\x0e\x32\x17.cardarena.v1.SpotPhase\x12\x19\n\x0c\x63urrent_seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x0bhand_number\x18\x05 \x01(\x05\x12\x16\n\x0ehands_in_match\x18\x06 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x07 \x01(\x05\x12\x14\n\x0c\x66irst_player\x18\x08 \x01(\x05\x12\x0c\n\x04hand\x18\t \x03(\t\x12\x13\n\x0bhand_counts\x18\n \x03(\x05\x12\x13\n\x0bstock_count\x18\x0b \x01(\x05\x12\x14\n\x0c\x64iscard_pile\x18\x0c \x03(\t\x12*\n\x05melds\x18\r \x03(\x0b\x32\x1b.cardarena.v1.SpotTableMeld\x12)\n\x07pickups\x18\x0e \x03(\x0b\x32\x18.cardarena.v1.SpotPickup\x12\x0b\n\x03pot\x18\x0f \x01(\x01\x12\x10\n\x08\x62\x61lances\x18\x10 \x03(\x01\x12\x13\n\x0bturn_number\x18\x11 \x01(\x05\x12\x12\n\nfirst_turn\x18\x12 \x01(\x08\x12\x0f\n\x07\x64ropped\x18\x13 \x01(\x05\x12\x15\n\rnew_meld_made\x18\x14 \x01(\x08\x12\x1a\n\rtaken_discard\x18\x15 \x01(\tH\x02\x88\x01\x01\x12\x30\n\tlast_hand\x18\x16 \x01(\x0b\x32\x1d.cardarena.v1.SpotHandSummary\x12\x11\n\tgame_over\x18\x17 \x01(\x08\x12\x14\n\x0cunused_stock\x18\x18 \x03(\t\x12)\n\x07layoffs\x18\x19 \x03(\x0b\x32\x18.cardarena.v1.SpotLayoffB\x07\n\x05_seatB\x0f\n\r_current_seatB\x10\n\x0e_taken_discard\"8\n\x08SpotDraw\x12,\n\x06source\x18\x01 \x01(\x0e\x32\x1c.cardarena.v1.SpotDrawSource\"\x19\n\x08SpotMeld\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"(\n\nSpotLayOff\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0c\n\x04meld\x18\x02 \x01(\x05\"\x1b\n\x0bSpotDiscard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"\xc1\x01\n\nSpotAction\x12&\n\x04\x64raw\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.SpotDrawH\x00\x12&\n\x04meld\x18\x02 \x01(\x0b\x32\x16.cardarena.v1.SpotMeldH\x00\x12+\n\x07lay_off\x18\x03 \x01(\x0b\x32\x18.cardarena.v1.SpotLayOffH\x00\x12,\n\x07\x64iscard\x18\x04 \x01(\x0b\x32\x19.cardarena.v1.SpotDiscardH\x00\x42\x08\n\x06\x61\x63tion*k\n\tSpotPhase\x12\x1a\n\x16SPOT_PHASE_UNSPECIFIED\x10\x00\x12\x13\n\x0fSPOT_PHASE_DRAW\x10\x01\x12\x13\n\x0fSPOT_PHASE_DROP\x10\x02\x12\x18\n\x14SPOT_PHASE_GAME_OVER\x10\x03*e\n\x0cSpotMeldKind\x12\x1e\n\x1aSPOT_MELD_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14SPOT_MELD_KIND_GROUP\x10\x01\x12\x1b\n\x17SPOT_MELD_KIND_SEQUENCE\x10\x02*\x89\x01\n\x0bSpotHandEnd\x12\x1d\n\x19SPOT_HAND_END_UNSPECIFIED\x10\x00\x12\x1a\n\x16SPOT_HAND_END_WENT_OUT\x10\x01\x12!\n\x1dSPOT_HAND_END_STOCK_EXHAUSTED\x10\x02\x12\x1c\n\x18SPOT_HAND_END_TURN_LIMIT\x10\x03*l\n\x0eSpotDrawSource\x12 \n\x1cSPOT_DRAW_SOURCE_UNSPECIFIED\x10\x00\x12\x1a\n\x16SPOT_DRAW_SOURCE_STOCK\x10\x01\x12\x1c\n\x18SPOT_DRAW_SOURCE_DISCARD\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.spot_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SPOTPHASE']._serialized_start=1470
-  _globals['_SPOTPHASE']._serialized_end=1577
-  _globals['_SPOTMELDKIND']._serialized_start=1579
-  _globals['_SPOTMELDKIND']._serialized_end=1680
-  _globals['_SPOTHANDEND']._serialized_start=1683
-  _globals['_SPOTHANDEND']._serialized_end=1820
-  _globals['_SPOTDRAWSOURCE']._serialized_start=1822
-  _globals['_SPOTDRAWSOURCE']._serialized_end=1930
+  _globals['_SPOTPHASE']._serialized_start=1583
+  _globals['_SPOTPHASE']._serialized_end=1690
+  _globals['_SPOTMELDKIND']._serialized_start=1692
+  _globals['_SPOTMELDKIND']._serialized_end=1793
+  _globals['_SPOTHANDEND']._serialized_start=1796
+  _globals['_SPOTHANDEND']._serialized_end=1933
+  _globals['_SPOTDRAWSOURCE']._serialized_start=1935
+  _globals['_SPOTDRAWSOURCE']._serialized_end=2043
   _globals['_SPOTTABLEMELD']._serialized_start=41
   _globals['_SPOTTABLEMELD']._serialized_end=140
   _globals['_SPOTPICKUP']._serialized_start=142
   _globals['_SPOTPICKUP']._serialized_end=196
-  _globals['_SPOTREVEALEDHAND']._serialized_start=198
-  _globals['_SPOTREVEALEDHAND']._serialized_end=260
-  _globals['_SPOTHANDSUMMARY']._serialized_start=263
-  _globals['_SPOTHANDSUMMARY']._serialized_end=473
-  _globals['_SPOTVIEW']._serialized_start=476
-  _globals['_SPOTVIEW']._serialized_end=1116
-  _globals['_SPOTDRAW']._serialized_start=1118
-  _globals['_SPOTDRAW']._serialized_end=1174
-  _globals['_SPOTMELD']._serialized_start=1176
-  _globals['_SPOTMELD']._serialized_end=1201
-  _globals['_SPOTLAYOFF']._serialized_start=1203
-  _globals['_SPOTLAYOFF']._serialized_end=1243
-  _globals['_SPOTDISCARD']._serialized_start=1245
-  _globals['_SPOTDISCARD']._serialized_end=1272
-  _globals['_SPOTACTION']._serialized_start=1275
-  _globals['_SPOTACTION']._serialized_end=1468
+  _globals['_SPOTLAYOFF']._serialized_start=198
+  _globals['_SPOTLAYOFF']._serialized_end=266
+  _globals['_SPOTREVEALEDHAND']._serialized_start=268
+  _globals['_SPOTREVEALEDHAND']._serialized_end=330
+  _globals['_SPOTHANDSUMMARY']._serialized_start=333
+  _globals['_SPOTHANDSUMMARY']._serialized_end=543
+  _globals['_SPOTVIEW']._serialized_start=546
+  _globals['_SPOTVIEW']._serialized_end=1229
+  _globals['_SPOTDRAW']._serialized_start=1231
+  _globals['_SPOTDRAW']._serialized_end=1287
+  _globals['_SPOTMELD']._serialized_start=1289
+  _globals['_SPOTMELD']._serialized_end=1314
+  _globals['_SPOTLAYOFF']._serialized_start=1316
+  _globals['_SPOTLAYOFF']._serialized_end=1356
+  _globals['_SPOTDISCARD']._serialized_start=1358
+  _globals['_SPOTDISCARD']._serialized_end=1385
+  _globals['_SPOTACTION']._serialized_start=1388
+  _globals['_SPOTACTION']._serialized_end=1581
 # @@protoc_insertion_point(module_scope)

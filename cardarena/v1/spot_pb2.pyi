@@ -69,6 +69,18 @@ class SpotPickup(_message.Message):
     turn: int
     def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ..., turn: _Optional[int] = ...) -> None: ...
 
+class SpotLayoff(_message.Message):
+    __slots__ = ("seat", "card", "meld", "turn")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    meld: int
+    turn: int
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ..., meld: _Optional[int] = ..., turn: _Optional[int] = ...) -> None: ...
+
 class SpotRevealedHand(_message.Message):
     __slots__ = ("seat", "cards", "spots")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -98,7 +110,7 @@ class SpotHandSummary(_message.Message):
     def __init__(self, hand_number: _Optional[int] = ..., end: _Optional[_Union[SpotHandEnd, str]] = ..., went_out: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[SpotRevealedHand, _Mapping]]] = ..., winners: _Optional[_Iterable[int]] = ..., net: _Optional[_Iterable[float]] = ..., pot_after: _Optional[float] = ...) -> None: ...
 
 class SpotView(_message.Message):
-    __slots__ = ("seat", "num_players", "phase", "current_seat", "hand_number", "hands_in_match", "dealer", "first_player", "hand", "hand_counts", "stock_count", "discard_pile", "melds", "pickups", "pot", "balances", "turn_number", "first_turn", "dropped", "new_meld_made", "taken_discard", "last_hand", "game_over", "unused_stock")
+    __slots__ = ("seat", "num_players", "phase", "current_seat", "hand_number", "hands_in_match", "dealer", "first_player", "hand", "hand_counts", "stock_count", "discard_pile", "melds", "pickups", "pot", "balances", "turn_number", "first_turn", "dropped", "new_meld_made", "taken_discard", "last_hand", "game_over", "unused_stock", "layoffs")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +135,7 @@ class SpotView(_message.Message):
     LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     GAME_OVER_FIELD_NUMBER: _ClassVar[int]
     UNUSED_STOCK_FIELD_NUMBER: _ClassVar[int]
+    LAYOFFS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     num_players: int
     phase: SpotPhase
@@ -147,7 +160,8 @@ class SpotView(_message.Message):
     last_hand: SpotHandSummary
     game_over: bool
     unused_stock: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, seat: _Optional[int] = ..., num_players: _Optional[int] = ..., phase: _Optional[_Union[SpotPhase, str]] = ..., current_seat: _Optional[int] = ..., hand_number: _Optional[int] = ..., hands_in_match: _Optional[int] = ..., dealer: _Optional[int] = ..., first_player: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_counts: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., discard_pile: _Optional[_Iterable[str]] = ..., melds: _Optional[_Iterable[_Union[SpotTableMeld, _Mapping]]] = ..., pickups: _Optional[_Iterable[_Union[SpotPickup, _Mapping]]] = ..., pot: _Optional[float] = ..., balances: _Optional[_Iterable[float]] = ..., turn_number: _Optional[int] = ..., first_turn: _Optional[bool] = ..., dropped: _Optional[int] = ..., new_meld_made: _Optional[bool] = ..., taken_discard: _Optional[str] = ..., last_hand: _Optional[_Union[SpotHandSummary, _Mapping]] = ..., game_over: _Optional[bool] = ..., unused_stock: _Optional[_Iterable[str]] = ...) -> None: ...
+    layoffs: _containers.RepeatedCompositeFieldContainer[SpotLayoff]
+    def __init__(self, seat: _Optional[int] = ..., num_players: _Optional[int] = ..., phase: _Optional[_Union[SpotPhase, str]] = ..., current_seat: _Optional[int] = ..., hand_number: _Optional[int] = ..., hands_in_match: _Optional[int] = ..., dealer: _Optional[int] = ..., first_player: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_counts: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., discard_pile: _Optional[_Iterable[str]] = ..., melds: _Optional[_Iterable[_Union[SpotTableMeld, _Mapping]]] = ..., pickups: _Optional[_Iterable[_Union[SpotPickup, _Mapping]]] = ..., pot: _Optional[float] = ..., balances: _Optional[_Iterable[float]] = ..., turn_number: _Optional[int] = ..., first_turn: _Optional[bool] = ..., dropped: _Optional[int] = ..., new_meld_made: _Optional[bool] = ..., taken_discard: _Optional[str] = ..., last_hand: _Optional[_Union[SpotHandSummary, _Mapping]] = ..., game_over: _Optional[bool] = ..., unused_stock: _Optional[_Iterable[str]] = ..., layoffs: _Optional[_Iterable[_Union[SpotLayoff, _Mapping]]] = ...) -> None: ...
 
 class SpotDraw(_message.Message):
     __slots__ = ("source",)

@@ -182,14 +182,14 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
             shown = Counter()
             history = []
             for path, c in cards:
-                # Cards moved this turn, a recycled centre pile and cards taken from the face-up
-                # discard pile must have been seen face up (or shown by a public event, which
+                # Cards moved this turn, a recycled centre pile, cards taken from the face-up
+                # discard pile and cards laid off (on their melds too) must have been seen face up (or shown by a public event, which
                 # the events check above ties to the engine's public events), now or before. Hands shown at the end of a Spot hand
                 # are public by the rules (their cards were redealt since).
                 field = path.split(".")[1] if "." in path else path
                 if path.startswith("event."):
                     seen[c] = max(seen[c], 1)  # a public event shows it (a card played from a hand)
-                elif field in ("pickups", "taken_discard", "recycled", "turn_moves"):
+                elif field in ("pickups", "taken_discard", "recycled", "turn_moves", "layoffs"):
                     history.append((path, c))
                 elif field == "last_hand" or path.endswith("players.payoff_top"):
                     continue  # payoff_top: the same card as the top of payoff_face_up, checked below

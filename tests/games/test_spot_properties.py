@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 import pytest
 
 from cardarena.games import events_for, get_game
 from cardarena.games.cards import STANDARD_DECK, Card
-from cardarena.games.spot import Discard, LayOff, Meld, MeldKind, Phase, SpotTableMeld
+from cardarena.games.spot import Discard, LayOff, Meld, MeldKind, Phase, SpotLayoff, SpotTableMeld
 from tests.games.conformance import walk_cards
 
 
@@ -157,6 +158,19 @@ def _current_hand_events(state, seat):
     return events_for(log[start:], seat)
 
 
+def _public_layoffs(events) -> tuple[SpotLayoff, ...]:
+    """The layoffs of a hand as its public events tell them (``events``: the hand's, from
+    its ``hand_start``): who laid off which card onto which meld, in which turn."""
+    out, turn = [], 1
+    for e in events:
+        if e.kind == "discard":
+            turn += 1
+        elif e.kind == "layoff":
+            (card,) = e.cards
+            out.append(SpotLayoff(e.seat, card, int(re.search(r"-> m(\d+)", e.text).group(1)), turn))
+    return tuple(out)
+
+
 def test_views_and_events_never_show_hidden_cards():
     checked = 0
     for players in (2, 4, 6):
@@ -169,11 +183,13 @@ def test_views_and_events_never_show_hidden_cards():
                 assert v.hand == tuple(sorted(state._hands[seat]))
                 hidden = _hidden_from(state, seat)
                 seen = set(walk_cards(dataclasses.replace(v, last_hand=None)))
-                seen |= set(walk_cards(_current_hand_events(state, seat)))
+                events = _current_hand_events(state, seat)
+                seen |= set(walk_cards(events))
                 assert not (seen & hidden), (seat, seen & hidden)
+                assert v.layoffs == _public_layoffs(events)  # what the rules make public, no more
                 checked += 1
             spec = state.spectator_view()
-            assert spec.hand == () and spec.unused_stock == ()
+            assert spec.hand == () and spec.unused_stock == () and spec.layoffs == v.layoffs
             assert not (set(walk_cards(dataclasses.replace(spec, last_hand=None))) & _hidden_from(state, -1))
 
         for seed in range(4):
@@ -217,6 +233,70 @@ def test_discard_pickup_is_public():
     for seat in range(4):
         assert top in walk_cards(events_for(events, seat))
         assert state.view(seat).pickups[-1].card == top and state.view(seat).pickups[-1].seat == 2
+
+
+def test_layoffs_are_public_and_the_same_for_every_viewer():
+    """Every layoff of the hand is in every view (each seat's, the spectator's), in order:
+    who laid off which card onto which meld, in which turn; with the owner's melds they
+    make the meld's cards. A new hand starts with none."""
+    game = get_game("spot", {"players": 3, "hands": 3})
+    laid = hands = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        state, melded = game.new_initial_state(seed), {}
+        hand = 1
+        while not state.is_terminal:
+            action = _pick(state, rng, greedy=True)
+            seat, turn = state.current_seat, state.view(0).turn_number + 1
+            before = state.view(0).layoffs
+            state.apply(action)
+            views = [state.view(s) for s in range(3)] + [state.spectator_view()]
+            assert len({v.layoffs for v in views}) == 1
+            layoffs = views[0].layoffs
+            if views[0].hand_number != hand or state.is_terminal:
+                hand, melded = views[0].hand_number, {}
+                hands += 1
+                assert state.is_terminal or layoffs == ()
+                continue
+            if isinstance(action, Meld):
+                melded[len(melded)] = action.cards
+            if isinstance(action, LayOff):
+                assert layoffs == before + (SpotLayoff(seat, action.card, action.meld, turn),)
+                laid += 1
+            else:
+                assert layoffs == before
+            for m in views[0].melds:
+                assert sorted(m.cards) == sorted(melded[m.id] + tuple(x.card for x in layoffs if x.meld == m.id))
+    assert laid > 10 and hands >= 9
+
+
+def test_layoffs_are_the_same_whatever_the_hidden_cards():
+    """Every card hidden from a seat (the stock, the other hands but for the cards seen
+    taken from the discard pile) shuffled among its places, again and again: the seat's
+    view, the layoffs with it, is unchanged."""
+    game = get_game("spot", {"players": 4})
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(4):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal and not state.view(0).layoffs:
+            state.apply(_pick(state, rng, greedy=True))
+        assert state.view(0).layoffs
+        for seat in range(4):
+            view = state.view(seat)
+            taken = {p.card for p in view.pickups}
+            for _ in range(4):
+                other = state.clone()
+                places = [other._stock] + [other._hands[s] for s in range(4) if s != seat]
+                pool = [c for x in places for c in x if c not in taken]
+                rng.shuffle(pool)
+                for x in places:
+                    for i, c in enumerate(x):
+                        if c not in taken:
+                            x[i] = pool.pop()
+                assert other.view(seat) == view and other.spectator_view() == state.spectator_view()
+                checked += other._hands != state._hands
+    assert checked  # the shuffles moved hidden cards
 
 
 def test_spectator_view_hides_hands_while_running():

@@ -66,6 +66,7 @@ def test_only_what_is_read_is_decoded_and_a_bad_field_fails_where_it_is_read():
 
 @pytest.mark.parametrize(("name", "options", "field"), [
     ("spite-and-malice", {"payoff_size": "5"}, "reveal"),  # the whole deal, once the game is over
+    ("spot", {}, "layoffs"),
 ])
 def test_a_field_with_a_default_is_decoded_not_read_from_the_class(name, options, field):
     """A view field with a default (a class attribute of the view class) was found on the

@@ -33,7 +33,7 @@ from .actions import (
     SIXTIETHS, spots,
 )
 from .options import EndPot, SpotOptions, TieRule
-from .views import SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView
+from .views import SpotHandSummary, SpotLayoff, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView
 from .melds import candidate_melds, fits, fitting_cards, meld_kind
 from .scoring import settle_hand
 from .state import SpotState
@@ -42,7 +42,7 @@ from .game import Spot
 __all__ = [
     "DRAW_DISCARD", "DRAW_STOCK", "Discard", "Draw", "DrawSource", "EndPot", "HAND_SIZE", "HandEnd",
     "LayOff", "MAX_DROP_PER_TURN", "MAX_GROUP", "MAX_PLAYERS", "MIN_MELD", "MIN_PLAYERS", "Meld",
-    "MeldKind", "Phase", "SIXTIETHS", "Spot", "SpotHandSummary", "SpotOptions", "SpotPickup",
+    "MeldKind", "Phase", "SIXTIETHS", "Spot", "SpotHandSummary", "SpotLayoff", "SpotOptions", "SpotPickup",
     "SpotRevealedHand", "SpotState", "SpotTableMeld", "SpotView", "TieRule", "candidate_melds",
     "card_value", "fits", "fitting_cards", "meld_kind", "settle_hand", "spots",
 ]

@@ -245,9 +245,10 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         """A state that shows ``view`` to ``view.seat``, with ``hands`` (per seat) and the
         ``stock`` (top first) filled in by the caller; later hands are dealt from ``seed``.
 
-        For the SDK's forward model: the public facts (discard pile, melds, pickups, money,
-        the turn in progress) come from the view only. The caller guarantees the cards
-        are consistent with it; ``state_from_deal`` rejects a card given twice.
+        For the SDK's forward model: the public facts (discard pile, melds, pickups,
+        layoffs, money, the turn in progress) come from the view only. The caller
+        guarantees the cards are consistent with it; ``state_from_deal`` rejects a card
+        given twice.
         """
         if view.game_over:
             raise ValueError("state_from_view: the match is over")
@@ -263,6 +264,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         st._first_player = view.first_player
         st.phase = view.phase
         st._pickups = list(view.pickups)
+        st._layoffs = view.layoffs
         st._turns = view.turn_number
         st._dropped = view.dropped
         st._new_meld = view.new_meld_made

@@ -40,7 +40,7 @@ from .actions import (
 from .melds import _candidate_melds_sorted, fits, fitting_cards, meld_kind
 from .options import EndPot, SpotOptions
 from .scoring import settle_hand
-from .views import SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotViews
+from .views import SpotHandSummary, SpotLayoff, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotViews
 
 if TYPE_CHECKING:
     from .game import Spot
@@ -74,6 +74,9 @@ class SpotState(SpotViews, State):
         self._discard: list[Card] = []  # top is the last element
         self._melds: list[SpotTableMeld] = []
         self._pickups: list[SpotPickup] = []
+        # Every layoff of the hand, in order: a tuple, replaced at each layoff (rare), so a
+        # clone shares it and a view takes it as it is.
+        self._layoffs: tuple[SpotLayoff, ...] = ()
         self.to_act: int | None = self._first_player
         self.phase = Phase.DROP
         self._first_turn = True
@@ -346,6 +349,7 @@ class SpotState(SpotViews, State):
         m = self._melds[action.meld]
         self._melds[action.meld] = dataclasses.replace(m, cards=tuple(sorted(m.cards + (action.card,))))
         self._dropped += 1
+        self._layoffs += (SpotLayoff(p, action.card, action.meld, self._turns + 1),)
         return [Event("layoff", p, f"seat {p} lays off {action.card} -> m{action.meld}", (action.card,))]
 
     def _apply_discard(self, action: Discard) -> list[Event]:
@@ -395,6 +399,7 @@ class SpotState(SpotViews, State):
         self._discard = []
         self._melds = []
         self._pickups = []
+        self._layoffs = ()
         self.to_act = fp
         self.phase = Phase.DROP
         self._first_turn = True

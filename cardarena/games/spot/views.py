@@ -44,6 +44,23 @@ class SpotPickup:
 
 
 @dataclass(frozen=True)
+class SpotLayoff:
+    """A card laid off onto a meld this hand (public: it went face up onto the table).
+
+    Attributes:
+        seat: the seat that laid it off.
+        card: the card laid off.
+        meld: the id k of the meld it went onto (``m<k>``, ``SpotTableMeld.id``).
+        turn: the hand's turn number (from 1) in which it was laid off.
+    """
+
+    seat: int
+    card: Card
+    meld: int
+    turn: int
+
+
+@dataclass(frozen=True)
 class SpotRevealedHand:
     """One seat's cards shown at the end of a hand.
 
@@ -122,6 +139,9 @@ class SpotView:
         game_over: whether the match is over.
         unused_stock: the last hand's unused stock, top first: only in the spectator
             view once the match is over; empty otherwise.
+        layoffs: every card laid off onto a meld this hand, in order (who laid off
+            which card onto which meld); a meld's other cards are the ones its owner
+            melded.
     """
 
     seat: int | None
@@ -148,6 +168,8 @@ class SpotView:
     last_hand: SpotHandSummary | None
     game_over: bool
     unused_stock: tuple[Card, ...] = ()
+    # Last, after ``unused_stock``, in the order of their field numbers on the wire (added later).
+    layoffs: tuple[SpotLayoff, ...] = ()
 
 
 _ViewTwin = twin_class(SpotView)
@@ -202,5 +224,6 @@ class SpotViews:
         view.last_hand = self._last_hand
         view.game_over = over
         view.unused_stock = unused_stock
+        view.layoffs = self._layoffs
         view.__class__ = SpotView
         return view
