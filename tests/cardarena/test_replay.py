@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -289,6 +290,27 @@ def test_a_one_deal_spades_result_reads_in_english_and_older_wordings_still_veri
     scores[0] += 10
     with pytest.raises(ReplayError, match="altered"):
         verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(rec.outcome, scores=tuple(scores))))
+
+
+#: Records stored before the views carried Spite and Malice's first-player turn-ups and
+#: Spot's layoffs (made at commit f05c8b6b by ``play``: a match whose first player was
+#: chosen after a tie; a hand with layoffs).
+OLD_RECORDS = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(("name", "field"), [("spite-and-malice", "first_player_turn_ups"), ("spot", "layoffs")])
+def test_a_record_stored_before_the_views_showed_more_still_verifies_and_its_replay_shows_it(name, field):
+    rec = MatchRecord.from_json((OLD_RECORDS / f"{name}-f05c8b6b.json").read_text())
+    assert verify_record(rec) == rec.outcome
+    n = get_game(rec.game, rec.options).num_seats
+    viewpoints = [replay_steps(rec, seat=s) for s in range(n)] + [replay_steps(rec), replay_steps(rec, full=True)]
+    for steps in zip(*viewpoints):  # public: the same to every viewpoint, at every step
+        assert len({getattr(step.view, field) for step in steps}) == 1
+    shown = [getattr(step.view, field) for step in viewpoints[-2]]
+    if name == "spite-and-malice":
+        assert shown[0][-1].round == 1 and len(set(shown)) == 1  # a tie, then the choice; kept all game
+    else:
+        assert len(shown[-1]) >= 2 and shown[0] == ()
 
 
 # --------------------------------------------------------------------------------------
