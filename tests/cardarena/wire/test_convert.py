@@ -475,3 +475,43 @@ def test_the_act_written_as_bytes_is_the_message_built_field_by_field(name):
             msg = act_to_proto(name, match_id, request_id, action, token)
             msg.act.think_us = think_us
             assert convert.act_wire(name, match_id, request_id, action, token, think_us) == msg.SerializeToString()
+
+
+@pytest.mark.parametrize(("name", "options", "added"), [
+    ("spite-and-malice", {"decks": "1", "payoff_size": "8"}, ("first_player", "first_player_turn_ups")),
+    ("spot", {}, ("layoffs",)),
+])
+def test_the_fields_a_view_gained_keep_the_wire_compatible_both_ways(name, options, added):
+    """New field numbers only: a bot whose view message predates the fields (the same
+    .proto less them) reads today's bytes as it read the fields it knows before; and
+    today's SDK reads an older arbiter's bytes (no such fields) as the view with those
+    fields at their defaults."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    game, rng = get_game(name, options), random.Random(0)
+    state = game.new_initial_state(0)  # seed 0: Spite and Malice's first player chosen after a tie
+    while not all(getattr(state.view(0), f) for f in added if f != "first_player"):
+        state.apply(rng.choice(state.legal_actions()))
+    view = state.view(1)
+    gf = convert.game_field(name)
+    today = getattr(pb.View.FromString(convert.view_wire(name, view)), gf)
+    before = descriptor_pb2.FileDescriptorProto()
+    today.DESCRIPTOR.file.CopyToProto(before)
+    (message,) = [m for m in before.message_type if m.name == today.DESCRIPTOR.name]
+    assert {f.name for f in message.field} >= set(added)
+    kept = [f for f in message.field if f.name not in added]
+    del message.field[:]
+    message.field.extend(kept)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(before)
+    old_class = message_factory.GetMessageClass(pool.FindMessageTypeByName(today.DESCRIPTOR.full_name))
+    old = old_class.FromString(today.SerializeToString())  # an old bot reads today's view
+    older = type(today)()
+    older.CopyFrom(today)
+    for f in added:
+        older.ClearField(f)
+    old.DiscardUnknownFields()
+    assert old.SerializeToString() == older.SerializeToString() and older != today
+    # an old arbiter's view, read by today's SDK
+    back = convert.view_from_proto(name, pb.View(**{gf: older}))
+    assert back == dataclasses.replace(view, **{f: type(view).__dataclass_fields__[f].default for f in added})
