@@ -104,6 +104,13 @@ def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) ->
                  + f", stock {v.stock_count}"
                  + (f", deadlock reshuffles {v.deadlock_reshuffles}" if v.deadlock_reshuffles else ""), section="table"),
     ]
+    if v.first_player_turn_ups:  # the game's choice of its first player (§2.3), round by round
+        rounds = [[t for t in v.first_player_turn_ups if t.round == r] for r in range(v.first_player_turn_ups[-1].round + 1)]
+        rows.append(BoardRow("first player", tuple(t.card for t in v.first_player_turn_ups),
+                             note=f"{_name(names, v.first_player)} plays first; turned up by seats "
+                             + ", then ".join(" ".join(str(t.seat) for t in r) for r in rounds)
+                             + (f" ({plural(len(rounds) - 1, 'tie')}: the tied reshuffled)" if len(rounds) > 1 else ""),
+                             section="table"))
     for i, pile in enumerate(v.center):
         rows.append(BoardRow(f"center:{i}", pile.cards[-1:], note=f"value {pile.value}, {_cards(len(pile.cards))}", section="centre"))
     if not v.center:
@@ -149,7 +156,9 @@ def _spot_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> 
         BoardRow("discard pile", v.discard_pile[-6:], note=f"{plural(len(v.discard_pile), 'card')}, top last", section="table"),
     ]
     for m in v.melds:
-        rows.append(BoardRow(f"m{m.id} {m.kind.value}", m.cards, note=f"by {_name(names, m.owner)}", section="melds"))
+        laid = [f"{x.card} by {_name(names, x.seat)}" for x in v.layoffs if x.meld == m.id]
+        rows.append(BoardRow(f"m{m.id} {m.kind.value}", m.cards, section="melds",
+                             note=f"by {_name(names, m.owner)}" + (f"; laid off {', '.join(laid)}" if laid else "")))
     for s in range(v.num_players):
         hand = hand_for(v, seat_views, s)
         rows.append(BoardRow(_name(names, s), hand or (), 0 if hand is not None else v.hand_counts[s],

@@ -69,6 +69,23 @@ def test_the_board_says_game_and_turn_as_the_events_do():
     assert f"turn {number}," in note and note.startswith("game 1,")
 
 
+def test_the_boards_show_the_first_players_turn_ups_and_who_laid_off_what():
+    """The public history the views carry is on the boards (the replay's, the spectator's):
+    Spite and Malice's cards turned up to choose the first player, Spot's layoffs."""
+    st = get_game("spite-and-malice", {"decks": 1, "payoff_size": 8}).new_initial_state(0)  # a tie, then a choice
+    v = st.spectator_view()
+    (row,) = [r for r in board("spite-and-malice", v, ["a", "b"]) if r.label == "first player"]
+    assert row.cards == tuple(t.card for t in v.first_player_turn_ups) and len(row.cards) == 4
+    assert row.note == f"seat {v.first_player} ({'ab'[v.first_player]}) plays first; turned up by seats 0 1, then 0 1 (1 tie: the tied reshuffled)"
+    st, rng = get_game("spot").new_initial_state(0), random.Random(0)
+    while not st.spectator_view().layoffs:
+        st.apply(rng.choice(st.legal_actions()))
+    v = st.spectator_view()
+    x = v.layoffs[0]
+    (row,) = [r for r in board("spot", v, ["a", "b", "c", "d"]) if r.label.startswith(f"m{x.meld} ")]
+    assert f"laid off {x.card} by seat {x.seat} ({'abcd'[x.seat]})" in row.note
+
+
 def test_a_preset_is_described_as_applied():
     p = describe({"game": "spite-and-malice", "preset": "book", "options": {"max_turns": 40}, "decision_ms": 2000,
                   "bank_ms": 0, "policy": "forfeit"})
