@@ -480,7 +480,9 @@ def _wire_encoder(cls: type, descriptor: Any) -> Callable[[Any], bytes]:
     env = _wire_env()
     lines = ["def encode(v):", "    o = []", "    a = o.append"]
     try:
-        plan = _field_plan(cls, descriptor)
+        # In field-number order, as protobuf writes a message, whatever the class's order
+        # (Spite and Malice's view declares deadlock_reshuffles, 19, before reveal, 18).
+        plan = sorted(_field_plan(cls, descriptor), key=lambda entry: entry[1].number)
         for i, entry in enumerate(plan):
             lines.append(f"    x = v.{entry[0]}")
             lines.extend(_wire_field_lines(i, *entry, env))
