@@ -184,7 +184,7 @@ class SpiteAndMaliceView:
     consecutive_passes: int
     deadlock_reshuffles: int
     reveal: SpiteAndMaliceReveal | None = None
-    # Last, after ``reveal``, in the order of their field numbers on the wire (added later).
+    # Added later: after ``reveal``, the fields with a default (a view always sets them).
     first_player: int = 0
     first_player_turn_ups: tuple[SpiteAndMaliceTurnUp, ...] = ()
 

@@ -168,7 +168,7 @@ class SpotView:
     last_hand: SpotHandSummary | None
     game_over: bool
     unused_stock: tuple[Card, ...] = ()
-    # Last, after ``unused_stock``, in the order of their field numbers on the wire (added later).
+    # Added later: after ``unused_stock``, the fields with a default (a view always sets them).
     layoffs: tuple[SpotLayoff, ...] = ()
 
 
