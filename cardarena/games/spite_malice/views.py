@@ -122,7 +122,8 @@ class SpiteAndMaliceReveal:
 @dataclass(frozen=True)
 class SpiteAndMaliceView:
     """What one seat (or a spectator, ``seat`` None) may see (§6): its own hand, every
-    face-up card and counts of the rest.
+    face-up card, counts of the rest, and the public history the rules keep (the cards
+    turned up to choose the first player, recycled cards, this turn's moves).
 
     Attributes:
         seat: the seat this view is for; None in the spectator view.
