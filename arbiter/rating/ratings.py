@@ -25,10 +25,7 @@ the same table however the run was interrupted, for every shape of game (``_brad
   clusters beyond the strength differences fitted (half as many with partnerships), (``interval_quantile``; 1.96 for the
   model's own variance), and below ``MIN_INTERVAL_DEALS`` deals (``MIN_PARTNERSHIP_INTERVAL_DEALS``
   with partnerships) there is none: the standings say there are too few deals for an
-  interval (docs/strength.md, "Coverage per bot"). Bell-McCaffrey's bias-reduced sandwich
-  with Satterthwaite degrees of freedom per bot was tried in its place and not kept; it stays
-  behind ``SANDWICH`` so that the comparison can be repeated
-  (``python -m arbiter.tools.statreport sandwich``).
+  interval (docs/strength.md, "Coverage per bot").
 
 The likelihood of superiority (LOS) of a row over the next one is P(strength of the row >
 strength of the next) under the normal approximation with that covariance
@@ -141,7 +138,6 @@ class Rating:
     high: float
     se: float = 0.0  # the standard error behind the interval (Elo)
     interval: bool = True  # False: too few deals for an interval (``MIN_INTERVAL_DEALS``); low and high not shown
-    df: float | None = None  # the interval's degrees of freedom (None: the model's own variance, 1.96)
 
 
 @dataclass
@@ -236,7 +232,7 @@ class Standings:
     matches: int
     duplicate: bool
     covariance: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)  # of the ratings, Elo²
-    interval_df: float | None = None  # the intervals' degrees of freedom (None: the model's own variance; the least bot's)
+    interval_df: int | None = None  # the intervals' degrees of freedom (None: the model's own variance)
     min_interval_deals: int = MIN_INTERVAL_DEALS  # fewer deals and no rating has an interval (``min_interval_deals``)
 
     @property
@@ -458,7 +454,7 @@ def _comparisons(
 
 def _bradley_terry(
     names: list[str], parsed: Sequence[_Parsed], clustered: bool = False
-) -> tuple[dict[str, Rating], list[list[float]], float | None]:
+) -> tuple[dict[str, Rating], list[list[float]], int | None]:
     """MAP Bradley-Terry strengths of the bots from every pair of sides, by Newton's method;
     Elo-scaled ratings and their covariance (Elo², centred).
 
@@ -516,37 +512,26 @@ def _bradley_terry(
     # the model's again, only noisier
     several = any(c > 1 for c in per_cluster.values())
     df = None  # the interval's degrees of freedom: None for the model's own variance (normal quantile)
-    dfs: list[float] | None = None  # per bot (``SANDWICH`` "cr2"), else every bot's is ``df``
     if several and enough_clusters(len(per_cluster), _rank([d for d in data])):
         residual: dict[Any, list[float]] = {}
-        info: dict[Any, list[list[float]]] = {}  # each cluster's own information (the model's, no prior)
         for design, per in data.items():
             p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
             for cluster, (score, count) in per.items():
                 g = residual.setdefault(cluster, [0.0] * n)
                 for i, c in design:
                     g[i] += c * (score - count * p)
-                if SANDWICH == "cr2":
-                    j = info.setdefault(cluster, [[0.0] * n for _ in range(n)])
-                    w = count * p * (1 - p)
-                    for i, ci in design:
-                        for k, ck in design:
-                            j[i][k] += w * ci * ck
-        if SANDWICH == "cr2":
-            meat, dfs = _cr2(inv, [residual[c] for c in residual], [info[c] for c in residual])
-        else:
-            # the small-sample factor G / (G - r), r the number of strength differences the
-            # results determine (the cluster analogue of n / (n - k) for a regression's residuals):
-            # on 12-20 deals without it the intervals covered 91-94% instead of 95%
-            f = len(residual) / max(len(residual) - _rank([d for d in data]), 1)
-            df = max(len(residual) - _rank([d for d in data]), 1)
-            if any(len(design) > 2 for design in data):
-                # Partnerships (a side of two bots): half the degrees of freedom. With strong shared
-                # deal luck the sandwich of a handful of deals is noisier than t(G - r) allows: the
-                # worst of three partnerships was covered 0.92 on 8 and 12 deals and 0.93 on 20
-                # with t(G - r), 0.94-0.95 with t((G - r) / 2) (docs/strength.md, "Coverage per bot")
-                df = max(df // 2, 1)
-            meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
+        # the small-sample factor G / (G - r), r the number of strength differences the
+        # results determine (the cluster analogue of n / (n - k) for a regression's residuals):
+        # on 12-20 deals without it the intervals covered 91-94% instead of 95%
+        f = len(residual) / max(len(residual) - _rank([d for d in data]), 1)
+        df = max(len(residual) - _rank([d for d in data]), 1)
+        if any(len(design) > 2 for design in data):
+            # Partnerships (a side of two bots): half the degrees of freedom. With strong shared
+            # deal luck the sandwich of a handful of deals is noisier than t(G - r) allows: the
+            # worst of three partnerships was covered 0.92 on 8 and 12 deals and 0.93 on 20
+            # with t(G - r), 0.94-0.95 with t((G - r) / 2) (docs/strength.md, "Coverage per bot")
+            df = max(df // 2, 1)
+        meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
     left = [[sum(inv[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     raw = [[sum(left[a][k] * inv[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     # The ratings are centred (mean 1500): their covariance is that of the centred
@@ -556,148 +541,21 @@ def _bradley_terry(
     cov = [[ELO_PER_NAT**2 * (raw[i][j] - row_mean[i] - row_mean[j] + all_mean) for j in range(n)] for i in range(n)]
     mean = sum(theta) / n if n else 0.0
     ratings = {}
+    q = interval_quantile(df)
     for i, b in enumerate(names):
         value = 1500 + ELO_PER_NAT * (theta[i] - mean)
         se = math.sqrt(max(cov[i][i], 0.0))
-        q = interval_quantile(df if dfs is None else dfs[i])
-        ratings[b] = Rating(value, value - q * se, value + q * se, se, df=df if dfs is None else dfs[i])
-    if dfs is not None:
-        df = min(dfs)
+        ratings[b] = Rating(value, value - q * se, value + q * se, se)
     return ratings, cov, df
 
 
-#: The clustered variance's small-sample rule: "cr1" (the sandwich times G / (G - r), Student's
-#: t with G - r degrees of freedom, half as many with partnerships) or "cr2" (Bell and
-#: McCaffrey's bias-reduced sandwich with Satterthwaite degrees of freedom per bot: ``_cr2``).
-#: "cr2" was tried and not kept: it brings partnerships with the usual shared luck from 0.97-0.99
-#: to 0.94-0.96, but with strong shared luck the worst team falls to 0.89 on 8 deals (its df is
-#: G - 1 whatever the luck: every deal carries the same design). docs/strength.md, "Coverage
-#: per bot"; ``python -m arbiter.tools.statreport sandwich`` compares the two.
-SANDWICH = "cr1"
-
-
-def _cr2(inv: list[list[float]], scores: Sequence[list[float]], infos: Sequence[list[list[float]]]
-         ) -> tuple[list[list[float]], list[float]]:
-    """Bell and McCaffrey's bias-reduced cluster sandwich ("CR2") and, per bot, the Satterthwaite
-    degrees of freedom of its centred strength (Imbens and Kolesar 2016; Pustejovsky and Tipton
-    2018), for a fit with bread ``inv`` = H⁻¹, clusters' scores g (summed score residuals) and
-    their own information J_g.
-
-    CR2 scales each cluster's (whitened) residuals by (I - H_gg)^(-1/2), H_gg its block of the hat
-    matrix; by the push-through identity X_gᵀ f(X_g B X_gᵀ) = f(J_g B) X_gᵀ (B = H⁻¹) that is the
-    cluster's score multiplied by A_g = (I - J_g B)^(-1/2), an n x n matrix, computed as
-    B^(-1/2) (I - B^½ J_g B^½)^(-1/2) B^½. The meat is Σ (A_g g)(A_g g)ᵀ: unbiased when the
-    model's own variance is right, where G / (G - r) only scales it on average.
-
-    The degrees of freedom for a contrast c (here each bot's strength less the mean): under the
-    working model the residuals are (I - H) ε, ε ~ N(0, I), and cᵀ B M B c = Σ_g (q_gᵀ ε)² with
-    q_g = (I - H) E_g A_g X_g B c; its Satterthwaite df is (Σ λ)² / Σ λ², λ the eigenvalues of
-    QᵀQ. With b_g = A_g J_g B c, s_g = cᵀ B A_g² J_g B c, W = B J B (J = Σ J_g):
-    (QᵀQ)_gh = δ_gh s_g - 2 b_gᵀ B b_h + b_gᵀ W b_h, whose trace and squared norm reduce to
-    n x n products (no G x G matrix)."""
-    n = len(inv)
-    vals, vecs = _sym_eig(inv)
-    root = _from_eig([math.sqrt(max(v, 0.0)) for v in vals], vecs)
-    unroot = _from_eig([1 / math.sqrt(v) if v > 1e-300 else 0.0 for v in vals], vecs)
-    adjust = []
-    for j in infos:
-        s_vals, s_vecs = _sym_eig(_mul(_mul(root, j), root))
-        mid = _from_eig([1 / math.sqrt(max(1 - v, 1e-12)) for v in s_vals], s_vecs)
-        adjust.append(_mul(_mul(unroot, mid), root))
-    adjusted = [[sum(a[i][k] * g[k] for k in range(n)) for i in range(n)] for a, g in zip(adjust, scores)]
-    meat = [[sum(g[a] * g[b] for g in adjusted) for b in range(n)] for a in range(n)]
-    total = [[sum(j[a][b] for j in infos) for b in range(n)] for a in range(n)]
-    w = _mul(_mul(inv, total), inv)
-    dfs = []
-    for bot in range(n):
-        c = [(1.0 if i == bot else 0.0) - 1 / n for i in range(n)]
-        bc = [sum(inv[i][k] * c[k] for k in range(n)) for i in range(n)]
-        s_sum = 0.0
-        s_sq = 0.0
-        sbb = [[0.0] * n for _ in range(n)]
-        cross_b = cross_w = 0.0
-        for a, j in zip(adjust, infos):
-            jbc = [sum(j[i][k] * bc[k] for k in range(n)) for i in range(n)]
-            b = [sum(a[i][k] * jbc[k] for k in range(n)) for i in range(n)]
-            ab = [sum(a[i][k] * b[k] for k in range(n)) for i in range(n)]  # A_g² J_g B c
-            s = sum(bc[i] * ab[i] for i in range(n))
-            s_sum += s
-            s_sq += s * s
-            cross_b += s * _quad(inv, b)
-            cross_w += s * _quad(w, b)
-            for x in range(n):
-                for y in range(n):
-                    sbb[x][y] += b[x] * b[y]
-        sb, sw = _mul(sbb, inv), _mul(sbb, w)
-        trace = s_sum - 2 * _trace(sb) + _trace(sw)
-        square = (s_sq + 4 * _trace(_mul(sb, sb)) + _trace(_mul(sw, sw)) - 4 * cross_b + 2 * cross_w
-                  - 4 * _trace(_mul(sw, sb)))
-        dfs.append(max(trace * trace / square, 1.0) if square > 0 else float(len(infos)))
-    return meat, dfs
-
-
-def _mul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    return [[sum(x * y for x, y in zip(row, col)) for col in zip(*b)] for row in a]
-
-
-def _trace(a: list[list[float]]) -> float:
-    return sum(a[i][i] for i in range(len(a)))
-
-
-def _quad(a: list[list[float]], v: list[float]) -> float:
-    return sum(v[i] * a[i][k] * v[k] for i in range(len(v)) for k in range(len(v)))
-
-
-def _from_eig(vals: list[float], vecs: list[list[float]]) -> list[list[float]]:
-    """V diag(vals) Vᵀ, the eigenvectors ``vecs`` as columns."""
-    n = len(vals)
-    return [[sum(vecs[i][k] * vals[k] * vecs[j][k] for k in range(n)) for j in range(n)] for i in range(n)]
-
-
-def _sym_eig(a: list[list[float]]) -> tuple[list[float], list[list[float]]]:
-    """Eigenvalues and eigenvectors (columns) of a small symmetric matrix (cyclic Jacobi)."""
-    n = len(a)
-    m = [row[:] for row in a]
-    v = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
-    for _ in range(100):
-        off = sum(m[i][j] ** 2 for i in range(n) for j in range(i + 1, n))
-        if off <= 1e-30 * max(sum(m[i][i] ** 2 for i in range(n)), 1e-300):
-            break
-        for p in range(n):
-            for q in range(p + 1, n):
-                if abs(m[p][q]) < 1e-300:
-                    continue
-                t = (m[q][q] - m[p][p]) / (2 * m[p][q])
-                t = (1.0 if t >= 0 else -1.0) / (abs(t) + math.sqrt(t * t + 1))
-                c = 1 / math.sqrt(t * t + 1)
-                s = t * c
-                for k in range(n):
-                    mkp, mkq = m[k][p], m[k][q]
-                    m[k][p], m[k][q] = c * mkp - s * mkq, s * mkp + c * mkq
-                for k in range(n):
-                    mpk, mqk = m[p][k], m[q][k]
-                    m[p][k], m[q][k] = c * mpk - s * mqk, s * mpk + c * mqk
-                for k in range(n):
-                    vkp, vkq = v[k][p], v[k][q]
-                    v[k][p], v[k][q] = c * vkp - s * vkq, s * vkp + c * vkq
-    return [m[i][i] for i in range(n)], v
-
-
-def interval_quantile(df: float | None) -> float:
+def interval_quantile(df: int | None) -> float:
     """The multiple of the standard error a 95% interval spans: Student's t with ``df`` degrees
     of freedom for a clustered variance (the clusters beyond the strength differences fitted,
-    halved with partnerships; a fractional one, Satterthwaite's, read linearly in 1/df between
-    the whole numbers either side), the normal 1.96 for the model's own (``df`` None). With few clusters the sandwich's own
+    halved with partnerships), the normal 1.96 for the model's own (``df`` None). With few clusters the sandwich's own
     error is large, and 1.96 covered the strongest of three partnerships 0.92 of the time on
     8 deals (docs/strength.md, "Coverage per bot")."""
-    if df is None:
-        return Z95
-    if df == int(df):
-        return t_quantile(0.975, int(df))
-    # a fractional df (Satterthwaite's): linear in 1/df between the whole numbers either side
-    lo, hi = math.floor(df), math.floor(df) + 1
-    a, b = t_quantile(0.975, lo), t_quantile(0.975, hi)
-    return a + (b - a) * (1 / lo - 1 / df) / (1 / lo - 1 / hi)
+    return Z95 if df is None else t_quantile(0.975, df)
 
 
 def _rank(designs: Sequence[tuple[tuple[int, float], ...]]) -> int:

@@ -4,8 +4,8 @@ each file names its command); the sources and bids parts replay the Spades deals
 process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
-    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, quantiles,
-                                                       # sandwich, variance, sources, bids, values
+    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, quantiles, variance,
+                                                       # sources, bids, values
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
     python -m arbiter.tools.statreport viewvalues     # not in "every table": the bids' values as features, ~40 min
@@ -227,66 +227,6 @@ def quantile_rows(runs: int = 1000, seed: int = 0, cells=QUANTILE_CELLS) -> Iter
         for rule, per in hits.items():
             row[rule] = f"{min(per.values()) / runs:.3f}..{max(per.values()) / runs:.3f}"
         yield row
-
-
-#: The clustered variance's small-sample rules ``sandwich_rows`` compares (``ratings.SANDWICH``):
-#: today's (G / (G - r) and t(G - r), halved with partnerships) and Bell-McCaffrey's; and
-#: "cr2, t(cr1)", CR2's standard errors with today's quantile (which of the two does what).
-SANDWICH_RULES = ("cr1", "cr2", "cr2, t(cr1)")
-SANDWICH_CELLS = (("spades, 3 partnerships", 8, 0.7), ("spades, 3 partnerships", 8, 0.9),
-                  ("spades, 3 partnerships", 12, 0.7), ("spades, 3 partnerships", 12, 0.9),
-                  ("spades, 4 partnerships", 8, 0.9), ("spot 4 seats, 4 bots", 8, 0.7),
-                  ("spades, head to head", 8, 0.9), ("spades, 4 partnerships", 8, 0.7), ("spades, 3 partnerships", 20, 0.9))
-
-
-def sandwich_rows(runs: int = 1000, seed: int = 0, cells=SANDWICH_CELLS) -> Iterator[dict]:
-    """The worst and best bot's coverage under each of ``SANDWICH_RULES``, each rating the same
-    simulated standings, with the degrees of freedom each gave (cr2: the mean over runs of the
-    least bot's, and the range over runs)."""
-    from arbiter.rating import ratings
-    from arbiter.tools.calibration import simulated_rows
-    from arbiter.tournament.run import schedule
-    from arbiter.tournament.spec import TournamentSpec
-
-    before = ratings.SANDWICH
-    try:
-        for name, deals, shared in cells:
-            game_name, options, strength, teams = PER_BOT_SCHEDULES[name]
-            spec = TournamentSpec(game=game_name, bots=tuple(strength), options=options,
-                                  teams=tuple(tuple(t) for t in teams), deals=deals, seed=0)
-            game = spec.validate_game()
-            matches = schedule(game, spec)
-            rng = random.Random(f"sandwich:{seed}:{name}:{deals}:{shared}")
-            mean = sum(strength.values()) / len(strength)
-            truth = {b: 1500 + ratings.ELO_PER_NAT * (v - mean) for b, v in strength.items()}
-            hits = {rule: dict.fromkeys(strength, 0) for rule in SANDWICH_RULES}
-            dfs: dict[str, list[float]] = {rule: [] for rule in SANDWICH_RULES}
-            for _ in range(runs):
-                rows = simulated_rows(matches, game.teams, strength, rng, shared)
-                got = {}
-                for rule in SANDWICH_RULES[:2]:
-                    ratings.SANDWICH = rule
-                    got[rule] = ratings.compute_standings(rows, game.teams, bots=tuple(strength))
-                got["cr2, t(cr1)"] = got["cr2"]
-                for rule, st in got.items():
-                    df = got["cr1"].interval_df if rule == "cr2, t(cr1)" else st.interval_df
-                    dfs[rule].append(-1.0 if df is None else df)
-                    for r in st.rows:
-                        if rule == "cr2, t(cr1)":
-                            half = ratings.interval_quantile(df) * r.rating.se
-                            hits[rule][r.name] += abs(r.rating.value - truth[r.name]) <= half
-                        else:
-                            hits[rule][r.name] += r.rating.low <= truth[r.name] <= r.rating.high
-            row = {"case": name, "deals": deals, "shared": shared, "runs": runs}
-            for rule in SANDWICH_RULES:
-                row[rule] = f"{min(hits[rule].values()) / runs:.3f}..{max(hits[rule].values()) / runs:.3f}"
-                row[f"{rule} each"] = ", ".join(f"{hits[rule][b] / runs:.3f}" for b in strength)
-                got = dfs[rule]
-                row[f"{rule} df"] = (f"{sum(got) / len(got):.1f} ({min(got):.1f}-{max(got):.1f})"
-                                     if min(got) != max(got) else f"{got[0]:g}")
-            yield row
-    finally:
-        ratings.SANDWICH = before
 
 
 def los_bin_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
@@ -1406,7 +1346,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 #: The parts ``main`` prints, each by its name on the command line.
-PARTS = ("sprt", "live", "coverage", "ratings", "strengths", "perbot", "quantiles", "sandwich", "variance", "values", "sources",
+PARTS = ("sprt", "live", "coverage", "ratings", "strengths", "perbot", "quantiles", "variance", "values", "sources",
          "bids", "viewvalues", "draws", "drawzero", "drawtargets", "ratiotargets", "luckfeatures", "playgivenbids",
          "playafter")
 
@@ -1446,12 +1386,6 @@ def main(parts: list[str]) -> None:
     if "quantiles" in parts:
         print("## Interval quantile rules: worst..best bot's coverage\n")
         print(_md(list(quantile_rows()), ["case", "deals", "shared", "df", *QUANTILE_RULES, "runs"]), "\n", flush=True)
-    if "sandwich" in parts:
-        print("## Clustered variance rules (cr1: G/(G - r) and t(G - r), halved with partnerships; cr2: Bell-McCaffrey): "
-              "worst..best bot's coverage\n")
-        print(_md(list(sandwich_rows()), ["case", "deals", "shared", *(f"{r}{x}" for r in SANDWICH_RULES
-                                                                        for x in ("", " each", " df")), "runs"]),
-              "\n", flush=True)
     if "variance" in parts:
         print("## Variance\n")
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
