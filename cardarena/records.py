@@ -267,6 +267,18 @@ def _fields_of(value: Any) -> dict[str, Any]:
     return {name: getattr(value, name) for name in _field_names(type(value))}
 
 
+#: The record's format, written as ``format`` in its JSON: a reader refuses a record of a later
+#: format (written by a newer arbiter, whose fields it might misread) with a message saying so,
+#: and reads one without the field (written before 7 December 2026) as format 1. Raise it when a
+#: field changes meaning or a reader must know of a new one; a field older readers may ignore
+#: (with a default) needs no new format.
+RECORD_FORMAT = 1
+
+
+class NewerRecordFormat(ValueError):
+    """A record of a format later than ``RECORD_FORMAT``: not corrupt, but not ours to read."""
+
+
 @dataclass
 class MatchRecord:
     """Enough to replay the match: game, options, seed, seats, actions, timings, result."""
@@ -301,6 +313,7 @@ class MatchRecord:
             d["outcome"]["reason"] = self.outcome.reason.value
         if not self.venue:
             del d["venue"]
+        d["format"] = RECORD_FORMAT
         return json.dumps(d, sort_keys=True)
 
     def content(self) -> dict[str, Any]:
@@ -332,6 +345,12 @@ class MatchRecord:
             d = json.loads(text)
             if not isinstance(d, dict):
                 raise ValueError(f"expected a JSON object, got {type(d).__name__}")
+            fmt = _typed(d, "format", int, default=1)
+            if fmt > RECORD_FORMAT:
+                raise NewerRecordFormat(f"match record of format {fmt}: this arbiter reads formats 1 to {RECORD_FORMAT}; "
+                                        "a newer arbiter wrote it (upgrade card-arena to read it)")
+            if fmt < 1:
+                raise ValueError(f"format: expected a record format from 1, got {fmt}")
             _typed(d, "options", dict)
             outcome = d.get("outcome")
             if outcome is not None:
@@ -363,6 +382,8 @@ class MatchRecord:
                 seconds=_typed(d, "seconds", (int, float), default=0.0),
                 venue=_typed(d, "venue", str, default=""),
             )
+        except NewerRecordFormat:
+            raise
         except json.JSONDecodeError as exc:
             raise ValueError(f"corrupt match record: not JSON: {exc}") from None
         except RecursionError:  # json's parser recurses per level: '[[[[...' many thousand deep

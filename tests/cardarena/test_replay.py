@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from arbiter.cli import app
 from cardarena.games import EndReason, get_game
 from arbiter.hosting.inprocess import InProcessSeat
-from cardarena.records import MatchConfig, MatchRecord, RecordedAction
+from cardarena.records import RECORD_FORMAT, MatchConfig, MatchRecord, NewerRecordFormat, RecordedAction
 from cardarena.replay import ReplayError
 from arbiter.match import run_match
 from arbiter.present.boards import board
@@ -366,6 +366,24 @@ def test_a_missing_field_is_named(record_json, where, said):
     with pytest.raises(ValueError) as e:
         MatchRecord.from_json(json.dumps(data))
     assert str(e.value) == f"corrupt match record: {said}"
+
+
+def test_a_record_says_its_format_and_one_of_a_later_format_is_refused_as_such(record_json):
+    """Records had no format version: a later arbiter's record whose fields changed meaning would
+    have been misread, or called corrupt. A record says its format; one without it (stored before
+    7 December 2026) is format 1; one of a later format is refused saying so, not as corrupt."""
+    data = json.loads(record_json)
+    assert data["format"] == RECORD_FORMAT == 1
+    old = dict(data)
+    del old["format"]
+    assert MatchRecord.from_json(json.dumps(old)) == MatchRecord.from_json(record_json)
+    with pytest.raises(NewerRecordFormat, match=r"^match record of format 2: this arbiter reads formats 1 to 1; a newer "
+                                                r"arbiter wrote it \(upgrade card-arena to read it\)$"):
+        MatchRecord.from_json(json.dumps({**data, "format": 2}))
+    for bad, said in ((0, "format: expected a record format from 1, got 0"), ("1", 'format: expected a whole number'),
+                      (True, "format: expected a whole number")):
+        with pytest.raises(ValueError, match=f"^corrupt match record: {said}"):
+            MatchRecord.from_json(json.dumps({**data, "format": bad}))
 
 
 def test_a_record_that_is_not_json_or_nested_deep_or_of_no_end_reason_is_said_so(record_json):
