@@ -553,13 +553,40 @@ _MATCHES_4 = ("tournament_id, idx, match_id, deal, rotation, seed, seats, scores
               "round, table_no, sides, incidents, decisions, seconds")
 
 
+def statements(script: str) -> list[str]:
+    """The SQL statements of ``script``, each whole with the comments before it, as SQLite
+    reads them (``sqlite3.complete_statement``): a ";" in a comment or a string ends none.
+    (``executescript`` would read them too, but it commits the transaction it is called in.)"""
+    out: list[str] = []
+    text = ""
+    for piece in script.split(";"):
+        text += piece + ";"
+        if sqlite3.complete_statement(text):
+            if _without_comments(text) != ";":  # (what follows the last statement: nothing, or comments)
+                out.append(text)
+            text = ""
+    if _without_comments(text[:-1]):
+        raise ValueError(f"an unfinished SQL statement ends the script: {_without_comments(text[:-1])[:80]!r}")
+    return out
+
+
+def _schema_statement(start: str) -> str:
+    """The statement of ``_SCHEMA`` that begins (after its comments) with ``start``."""
+    found = [s for s in statements(_SCHEMA) if _without_comments(s).startswith(start)]
+    assert len(found) == 1, (start, len(found))
+    return found[0]
+
+
+def _without_comments(stmt: str) -> str:
+    return "\n".join(line for line in stmt.splitlines() if not line.strip().startswith("--")).strip()
+
+
 def _migrate_4_to_5(db: sqlite3.Connection) -> None:
-    for stmt in _SCHEMA.split(";"):  # every other table first (an older file has no arenas'): the keys point at them
-        if stmt.strip() and "EXISTS matches (" not in stmt and " ON matches(" not in stmt:
+    for stmt in statements(_SCHEMA):  # every other table first (an older file has no arenas'): the keys point at them
+        if "EXISTS matches (" not in stmt and " ON matches(" not in stmt:
             db.execute(stmt)
-    create = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS matches ("):]
-    create = create[:create.index(";")].replace("CREATE TABLE IF NOT EXISTS matches (", "CREATE TABLE matches_5 (")
-    db.execute(create)
+    create = _schema_statement("CREATE TABLE IF NOT EXISTS matches (")
+    db.execute(create.replace("CREATE TABLE IF NOT EXISTS matches (", "CREATE TABLE matches_5 ("))
     # one table, in the order the matches finished (a bot's newest matches are the last rows)
     rows = (f"SELECT 'tournament' AS batch, tournament_id, NULL AS arena_id, NULL AS encounter, {_MATCHES_4.replace('tournament_id, ', '')} "
             "FROM matches")
@@ -571,7 +598,7 @@ def _migrate_4_to_5(db: sqlite3.Connection) -> None:
     db.execute("DROP TABLE IF EXISTS arena_matches")
     db.execute("DROP TABLE matches")
     db.execute("ALTER TABLE matches_5 RENAME TO matches")
-    db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS match_bots"):].split(";")[0])
+    db.execute(_schema_statement("CREATE TABLE IF NOT EXISTS match_bots"))
     index_bots(db)
 
 
@@ -901,9 +928,8 @@ class Store:
                         db.execute(stmt)
                 if row is not None and int(row[0]) in (1, 2, 3, 4):
                     _migrate_4_to_5(db)
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        db.execute(stmt)
+                for stmt in statements(_SCHEMA):
+                    db.execute(stmt)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             raise store_error(self.path, exc) from None

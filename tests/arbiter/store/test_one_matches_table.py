@@ -231,3 +231,26 @@ def test_a_record_that_cannot_be_read_for_its_times_is_named(tmp_path):
     with Store(damaged, read_only=True) as store:
         with pytest.raises(StoreError, match=f"cannot be read for their times \\(match {bad}'s, and maybe others'\\)"):
             store.think_times(tid)
+
+
+def test_a_semicolon_in_a_comment_of_the_schema_breaks_neither_a_new_store_nor_a_migration(tmp_path, monkeypatch):
+    """The schema's statements are read as SQLite reads them: a ";" in one of its comments
+    (above a statement, inside the matches table the migration copies, inside match_bots) is
+    a comment's, and a new store and a schema-4 store open as they do without it."""
+    from arbiter.store import db as store_db
+
+    schema = (store_db._SCHEMA
+              .replace("-- Schema 5: ONE table", "-- Schema 5 (a comment; with a semicolon): ONE table")
+              .replace("-- why it ended, in words", "-- why it ended; in words")
+              .replace("bot TEXT NOT NULL,", "bot TEXT NOT NULL,  -- its name; as in seats"))
+    assert schema.count(";") == store_db._SCHEMA.count(";") + 3
+    monkeypatch.setattr(store_db, "_SCHEMA", schema)
+    with Store(tmp_path / "new.sqlite") as store:
+        tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert {"matches", "match_bots", "verdicts", "arenas"} <= tables
+    path = tmp_path / "old.sqlite"
+    records = _schema_4_store(path)
+    with Store(path) as store:
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
+        assert [r.match_id for r in store.bot_matches("random")] == list(reversed(records))
+    assert _rows(path, "PRAGMA foreign_key_check") == [] and _rows(path, "PRAGMA integrity_check") == [("ok",)]
