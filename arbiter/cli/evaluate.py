@@ -108,7 +108,8 @@ def evaluate(
     db: Annotated[
         Optional[Path],
         typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes, "
-                                  "and with a larger --deals extends it: only the deals added are played.")] = None,
+                                  "and with a larger --deals extends it: only the deals added are played; with a smaller "
+                                  "--deals (no --name) its first deals are read, none played.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
@@ -298,7 +299,11 @@ def evaluate(
         _run(keep_fit, probes_file, [s for _, s in seeds], result.deal_margins(), result.luck_features)
     # the report on stdout, or on stderr when the JSON goes there (--json -: stdout is the JSON alone)
     report = err if is_stdout(json_path) else out
-    if result.resumed:
+    if result.read_of is not None:  # a stored evaluation of more deals: its first ones are these, read
+        report.print(f"read from {result.stored_as} in {db} (its first {result.max_deals} of {result.read_of} deals, the "
+                     f"same seed): {result.resumed} matches, none played, nothing of it changed",
+                     highlight=False, markup=False, soft_wrap=True)
+    elif result.resumed:
         report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
     report.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
@@ -333,7 +338,8 @@ def evaluate(
     se = "-" if result.margin.no_spread is not None else f"{result.stderr:.3f}"  # one deal, or all alike: none
     report.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
-        report.print(f"stored in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(shlex.quote(result.stored_as))} "
+        kept = "stored" if result.read_of is None else f"its {result.read_of} deals"
+        report.print(f"{kept} in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(shlex.quote(result.stored_as))} "
                      f"--db {escape(shlex.quote(str(db)))}[/] reads it",
                      highlight=False, soft_wrap=True)  # the command stays on one line, to copy
         if worst:

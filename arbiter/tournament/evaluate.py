@@ -69,7 +69,7 @@ from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
 from arbiter.tournament.spec import in_stored_form
-from arbiter.store.db import MatchRow, Store, StoreError, Verdict
+from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
 from arbiter.rating.luck import (
@@ -132,6 +132,9 @@ class EvalResult:
     resumed: int = 0  # matches found in the store instead of played
     seed_source: str = ""  # with seed None: "drawn" (a new secret seed) or "resumed" (an unfinished evaluation's)
     stored_as: str | None = None  # the store's tournament name
+    #: its deals when ``stored_as`` is an evaluation of more deals whose first ones were read (None:
+    #: the run's own, resumed, extended or new): nothing was played, nothing of it written
+    read_of: int | None = None
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
     #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
@@ -472,8 +475,11 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
     its stored spec (None: a new one) and ``spec`` as it is stored there. ``name``: that one
     (None: the default name). Else the one of the default name; one stored before options were
     typed, under the name of its options as ``spelt`` (``-o deals=1``'s text "1"); else the one
-    stored under the default name of the same evaluation to the most deals fewer, which the run
-    extends: its deals are read from the store, and only those added are played."""
+    stored under the default name of the same evaluation to more deals that holds every deal this
+    run counts (``_holds``): its first deals are this run's (the same seed), read, none played and
+    nothing of it written (``evaluate`` reads it: ``stored["deals"]`` is more than ``spec``'s);
+    else the one to the most deals fewer, which the run extends: its deals are read from the
+    store, and only those added are played."""
     keyed = {**spec, CONTENT_KEY: dict(contents)} if contents else spec
     if name is not None:
         stored = None if fresh else store.stored_spec(name)
@@ -488,17 +494,32 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
             return candidate, stored, in_stored_form(spec, stored)
     a, b = bot_names(tuple(spec["bots"]))
     prefix, deals = f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-", spec["deals"]
-    shorter = None
+    shorter = longer = None
     for t in store.tournaments([]):  # (one unreadable is no evaluation to extend)
-        if not t.name.startswith(prefix) or not isinstance(t.spec.get("deals"), int) or t.spec["deals"] >= deals:
+        if not t.name.startswith(prefix) or not isinstance(t.spec.get("deals"), int) or t.spec["deals"] == deals:
             continue
         mine = {k: v for k, v in in_stored_form(keyed, t.spec).items() if k != "deals"}
-        if {k: v for k, v in t.spec.items() if k not in ("deals", "sd_auto")} == mine and \
-                (shorter is None or t.spec["deals"] >= shorter.spec["deals"]):  # the most deals to read
-            shorter = t
-    if shorter is not None:
-        return shorter.name, shorter.spec, in_stored_form(spec, shorter.spec)
+        if {k: v for k, v in t.spec.items() if k not in ("deals", "sd_auto")} != mine:
+            continue
+        if t.spec["deals"] < deals and (shorter is None or t.spec["deals"] >= shorter.spec["deals"]):
+            shorter = t  # the most deals to read
+        elif t.spec["deals"] > deals and longer is None and _holds(store, t, deals):
+            longer = t
+    if (found := longer or shorter) is not None:
+        return found.name, found.spec, in_stored_form(spec, found.spec)
     return names[0], None, spec
+
+
+def _holds(store: Store, tour: TournamentRow, deals: int) -> bool:
+    """Whether the stored evaluation ``tour`` (of more deals) holds every match a run of its
+    first ``deals`` deals counts: both seatings of each, or of each up to the deal where its
+    sequential test decided (the same test on the same deals decides there again; not on the
+    luck-adjusted margins, whose correction is fitted on other deals for another cap)."""
+    need = deals
+    if not tour.spec.get("luck_test") and (v := store.verdict(tour.id)) is not None and v.final and v.decision:
+        need = min(deals, v.deals)
+    have = {(row.deal, row.rotation) for row in store.matches(tour.id, records=False)}
+    return all((d, r) in have for d in range(need) for r in (0, 1))
 
 
 def default_name(spec: Mapping[str, Any]) -> str:
@@ -608,6 +629,9 @@ def evaluate(
         if name is not None and (taken := name_taken(name)):  # "" is a blank name, refused, not the default name
             raise ConfigError(f"--name {name[:80]!r}: {taken}")
         result.stored_as, stored, spec = continued(store, spec, contents, name, fresh, spelt)
+        if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read
+            result.read_of = stored["deals"]
+            tid = store.tournament(result.stored_as).id
         if isinstance(sprt, AutoVarianceTest):
             # read once, kept in the spec: a resumed run tests at the bound it started with
             source = _kept_source(stored, result.stored_as, store.path) or sd_from_store(
@@ -616,11 +640,12 @@ def evaluate(
             spec["sd_auto"] = source.to_json()
             sprt = result.sprt = sprt.resolve(source.largest)
             result.sd_source = source
-        spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
-        store.lock(result.stored_as)
-        # a stored evaluation of fewer deals is extended: its deals are read, the new ones played
-        tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals")
-        tid = tour.id
+        if result.read_of is None:
+            spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
+            store.lock(result.stored_as)
+            # a stored evaluation of fewer deals is extended: its deals are read, the new ones played
+            tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals")
+            tid = tour.id
         names = _played_names(store, tid, get_game(game, opts, preset), names)  # its records' names, not a second pair
         stored = _stored_margins(store, tid, game, opts, preset, names[0])
         stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
@@ -628,7 +653,7 @@ def evaluate(
 
     def save(m: PlannedMatch, record: MatchRecord) -> None:
         # called in plan order, for a match the test still counts: one past its decision is never saved
-        if store is not None:
+        if store is not None and result.read_of is None:
             d, r = m.item
             store.save_match(tid, m.key, d, r, record, sides=_sides(game, opts, preset, record))
 
@@ -644,12 +669,16 @@ def evaluate(
                                       prior=[(m, f) for s, m, f in luck.fit if s not in own])
             result.luck_prior = online.prior if sprt is not None else 0
         who = [seating_who(game_rules, r) for r in (0, 1)]
-        async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
-                                                  ordered=True)) as played:
+        # reading a longer evaluation's first deals: every one is stored (``_holds``), no venue opened
+        batch = _nothing() if venue is None else play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
+                                                            ordered=True)
+        async with contextlib.aclosing(batch) as played:
             for d in range(deals):
                 pair, records, new = [], [], False
                 for r in (0, 1):
                     m = stored.get((d, r))
+                    if m is None and venue is None:
+                        raise StoreError(f"{result.stored_as} in {store.path if store else ''}: deal {d} is not stored")
                     if m is None:
                         new = True
                         p = await anext(played)
@@ -688,6 +717,9 @@ def evaluate(
                     break
 
     async def run() -> None:
+        if result.read_of is not None:
+            await count(None, None)
+            return
         # the seats one bot holds in a match (a bot and its copy per team)
         seatings = pair_seatings(get_game(game, opts, preset), *names)
         copies = max(s.count(n) for s in seatings for n in set(s))
@@ -700,18 +732,25 @@ def evaluate(
 
     try:
         asyncio.run(run())
-        if store is not None:  # its plan kept: finished with fewer, it reads as stopped early (stopped_early)
+        if store is not None and result.read_of is None:  # its plan kept: finished with fewer, stopped early
             store.mark_finished(tid, result.verdict())  # and its verdict, replacing an earlier run's
     except BaseException:
-        if store is not None and tid is not None and (so_far := result.verdict(final=False)) is not None:
+        if store is not None and tid is not None and result.read_of is None and \
+                (so_far := result.verdict(final=False)) is not None:
             with contextlib.suppress(StoreError):  # (what stopped the run is the error to tell)
                 store.set_verdict(tid, so_far)
         raise
     finally:
-        if store is not None:
+        if store is not None and result.read_of is None:
             store.unlock()
     log.info("%s", result.summary())
     return result
+
+
+async def _nothing() -> Any:
+    """A batch that plays nothing: an evaluation read whole from the store."""
+    return
+    yield
 
 
 #: With ``luck``: the first deals whose matches' bids are checked against a probe of the same deal.

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.store.db import Store, StoreError
+from arbiter.rating.sprt import Sprt
+from arbiter.store.db import Store, StoreError, run_holder
 from arbiter.tournament.evaluate import CONTENT_KEY, default_name, evaluate
 
 
@@ -72,3 +73,47 @@ def test_options_are_stored_typed_and_an_older_stores_text_options_resume(tmp_pa
     with Store(db, read_only=True) as store:
         (tour,) = store.tournaments()
         assert tour.spec["options"] == {"deals": "1"} and tour.spec["deals"] == 3 and tour.done == 6
+
+
+def test_fewer_deals_than_a_stored_evaluation_are_read_from_it_none_played_nothing_changed(tmp_path) -> None:
+    """Its first deals are the run's (the same seed): read, not played again as a new evaluation,
+    and the stored one is left as it was (its spec, its finish, its verdict, no run holding it)."""
+    kw = dict(seed=2, options={"deals": 1})
+    played: list = []
+    with Store(tmp_path / "e.sqlite") as store:
+        full = evaluate("spades", "heuristic", "random", deals=4, store=store, **kw)
+        tour = store.tournament(full.stored_as)
+        before = (tour.spec, tour.finished, tour.planned, store.verdict(tour.id))
+        part = evaluate("spades", "heuristic", "random", deals=2, store=store, progress=played.append, **kw)
+        assert played == [] and (part.stored_as, part.read_of, part.resumed, part.deals) == (full.stored_as, 4, 4, 2)
+        assert part.matches == full.matches[:4]
+        tour = store.tournament(full.stored_as)
+        assert (tour.spec, tour.finished, tour.planned, store.verdict(tour.id)) == before
+        assert len(store.tournaments()) == 1 and run_holder(store.path) is None
+
+        # a sequential test that decided early: the same test on the same deals decides there again
+        test = dict(seed=0, options={"deals": 1}, sprt=Sprt(0, 50, min_deals=3))
+        decided = evaluate("spades", "heuristic", "random", deals=40, store=store, **test)
+        k = decided.deals
+        assert decided.sprt_state.stopped and k < 20
+        verdict = store.verdict(store.tournament(decided.stored_as).id)
+        again = evaluate("spades", "heuristic", "random", deals=20, store=store, progress=played.append, **test)
+        assert played == [] and again.read_of == 40 and again.matches == decided.matches
+        assert again.sprt_state.decision == decided.sprt_state.decision and again.deals == k
+        short = evaluate("spades", "heuristic", "random", deals=k - 1, store=store, progress=played.append, **test)
+        assert played == [] and short.read_of == 40 and not short.sprt_state.stopped and short.deals == k - 1
+        assert store.verdict(store.tournament(decided.stored_as).id) == verdict and len(store.tournaments()) == 2
+
+        # named: fewer deals are refused as before (the name says which evaluation, and it has more)
+        with pytest.raises(StoreError, match="differs in deals"):
+            evaluate("spades", "heuristic", "random", deals=1, store=store, name=full.stored_as, **kw)
+
+
+def test_the_cli_says_a_shorter_run_was_read_from_a_longer_one(tmp_path) -> None:
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spot", "heuristic", "random", "-o", "hands=1", "--db", str(db)]
+    assert CliRunner().invoke(app, [*args, "--deals", "3"]).exit_code == 0
+    fewer = CliRunner().invoke(app, [*args, "--deals", "2"])
+    text = " ".join(fewer.output.split())
+    assert fewer.exit_code == 0 and "(its first 2 of 3 deals, the same seed): 4 matches, none played" in text, text
+    assert "matches 4" in text and "its 3 deals in" in text, text
