@@ -660,7 +660,25 @@ def evaluate(
     plan = evaluation_plan(game, bot_a, bot_b, deals, seed, opts, preset, (decision_ms, bank_ms), names)
     skip = {2 * d + r for d, r in stored}
 
-    async def count(venue: Any, at_once: int | None) -> None:
+    async def start(stack: contextlib.AsyncExitStack) -> Any:
+        """The matches still to play, in plan order, at a venue opened (in ``stack``) when the
+        first is needed: once the stored deals are counted (none, when they are all it needs)."""
+        if result.read_of is not None:  # (``_holds`` said the stored evaluation has every one)
+            raise StoreError(f"{result.stored_as} in {store.path if store else ''}: a deal this run counts is not stored")
+        # the seats one bot holds in a match (a bot and its copy per team)
+        seatings = pair_seatings(get_game(game, opts, preset), *names)
+        copies = max(s.count(n) for s in seatings for n in set(s))
+        # hosted with isolation "match": a fresh process per seat per match, as a cluster worker plays
+        # db_path: a registered bot (name@version) is looked up in the store the run keeps its matches in
+        venue = await stack.enter_async_context(open_venue(
+            where, dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
+            db_path=None if store is None else store.path, warm=jobs, concurrency=jobs, workers=jobs,
+            batch=f"evaluate-{batch_key()}"))
+        at_once = (jobs if jobs > 1 else CLUSTER_BATCH) if where.kind is Kind.CLUSTER else jobs
+        return await stack.enter_async_context(contextlib.aclosing(
+            play_batch(plan, venue, concurrency=at_once, skip=skip, save=save, ordered=True)))
+
+    async def count() -> None:
         test = sprt.start() if sprt is not None else None
         online = None
         if luck is not None:
@@ -669,16 +687,18 @@ def evaluate(
                                       prior=[(m, f) for s, m, f in luck.fit if s not in own])
             result.luck_prior = online.prior if sprt is not None else 0
         who = [seating_who(game_rules, r) for r in (0, 1)]
-        # reading a longer evaluation's first deals: every one is stored (``_holds``), no venue opened
-        batch = _nothing() if venue is None else play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
-                                                            ordered=True)
-        async with contextlib.aclosing(batch) as played:
+        async with contextlib.AsyncExitStack() as stack:
+            played = None
             for d in range(deals):
                 pair, records, new = [], [], False
                 for r in (0, 1):
                     m = stored.get((d, r))
-                    if m is None and venue is None:
-                        raise StoreError(f"{result.stored_as} in {store.path if store else ''}: deal {d} is not stored")
+                    if m is None and played is None:  # the first match to play: the stored deals are counted
+                        if store is not None and tid is not None and (so_far := result.verdict(final=False)) is not None:
+                            # an extension's stored verdict was its earlier run's, final at its cap: this
+                            # run goes on from where the stored deals leave the test (before any is played)
+                            store.set_verdict(tid, so_far)
+                        played = await start(stack)
                     if m is None:
                         new = True
                         p = await anext(played)
@@ -716,22 +736,8 @@ def evaluate(
                 if result.sprt_state is not None and result.sprt_state.stopped:
                     break
 
-    async def run() -> None:
-        if result.read_of is not None:
-            await count(None, None)
-            return
-        # the seats one bot holds in a match (a bot and its copy per team)
-        seatings = pair_seatings(get_game(game, opts, preset), *names)
-        copies = max(s.count(n) for s in seatings for n in set(s))
-        # hosted with isolation "match": a fresh process per seat per match, as a cluster worker plays
-        # db_path: a registered bot (name@version) is looked up in the store the run keeps its matches in
-        async with open_venue(where, dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
-                              db_path=None if store is None else store.path, warm=jobs, concurrency=jobs, workers=jobs,
-                              batch=f"evaluate-{batch_key()}") as venue:
-            await count(venue, (jobs if jobs > 1 else CLUSTER_BATCH) if where.kind is Kind.CLUSTER else jobs)
-
     try:
-        asyncio.run(run())
+        asyncio.run(count())
         if store is not None and result.read_of is None:  # its plan kept: finished with fewer, stopped early
             store.mark_finished(tid, result.verdict())  # and its verdict, replacing an earlier run's
     except BaseException:
@@ -745,12 +751,6 @@ def evaluate(
             store.unlock()
     log.info("%s", result.summary())
     return result
-
-
-async def _nothing() -> Any:
-    """A batch that plays nothing: an evaluation read whole from the store."""
-    return
-    yield
 
 
 #: With ``luck``: the first deals whose matches' bids are checked against a probe of the same deal.

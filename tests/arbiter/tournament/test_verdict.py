@@ -98,3 +98,24 @@ def test_a_store_written_before_verdicts_were_kept_reads_without_one(tmp_path) -
         assert info["verdict"] is None and "verdict" not in tournament_page(store, "ev")
     shown = CliRunner().invoke(app, ["tournament", "show", "ev", "--db", str(db)])
     assert shown.exit_code == 0 and "verdict" not in shown.output, shown.output
+
+
+def test_an_extension_says_undecided_so_far_before_its_first_new_deal_is_played(tmp_path) -> None:
+    """Run again to more deals, the stored evaluation is running again: its stored verdict (the
+    earlier run's, final at that cap) is undecided so far from the start, not once a new deal ends."""
+    from arbiter.rating.sprt import Sprt
+
+    db = tmp_path / "e.sqlite"
+    kw = dict(seed=0, options={"deals": 1}, sprt=Sprt(0, 50), name="ev")
+    shown: list[str] = []
+
+    def look(_match) -> None:  # as the first new match ends, before its deal is counted
+        if not shown:
+            shown.append(flat(CliRunner().invoke(app, ["tournament", "show", "ev", "--db", str(db)]).output))
+
+    with Store(db) as store:
+        first = evaluate("spades", "heuristic", "random", deals=2, store=store, **kw)
+        assert "no decision after 2 deals (the cap, --deals 2)" in first.sprt_summary()
+        evaluate("spades", "heuristic", "random", deals=3, store=store, progress=look, **kw)
+    assert "undecided so far after 2 deals (its cap: --deals 3)" in shown[0], shown[0]
+    assert "no decision" not in shown[0] and "state: in progress" in shown[0], shown[0]
