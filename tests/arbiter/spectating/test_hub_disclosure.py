@@ -159,15 +159,26 @@ def test_a_delayed_watcher_sees_a_deals_hands_only_once_that_deal_is_over():
         hub.matches["m"] = live
         return live
 
-    async def released(live) -> list:
+    async def released(live, expected: int | None = None) -> list:
+        """The frames a hidden-cards watcher of ``live`` gets: ``expected`` of them, awaited (a
+        bounded wait, failing if they do not come), or with None, those of a bounded wait."""
         got = []
+        enough = asyncio.Event()
 
         async def follow():
             async for f in hub.follow(live, hidden_cards=True):
                 got.append(f)
+                if len(got) == expected:
+                    enough.set()
 
         task = asyncio.ensure_future(follow())
-        await asyncio.sleep(0.2)  # (no delay: a frame that may be shown is shown at once)
+        if expected is None:
+            await asyncio.sleep(0.2)  # an absence (no delay: a frame that may be shown is shown at once)
+        else:
+            # (with no delay the follower yields every frame it may show without yielding the loop, then
+            # waits for the deal's end: one held back would have come in the same step, before this wakes)
+            async with asyncio.timeout(30):
+                await enough.wait()
         task.cancel()
         try:
             await task
@@ -176,6 +187,6 @@ def test_a_delayed_watcher_sees_a_deals_hands_only_once_that_deal_is_over():
         return got
 
     assert asyncio.run(released(running(second - 5))) == []  # deal 1 in play: none of its hands
-    got = asyncio.run(released(running(second + 3)))  # deal 2 in play: deal 1's frames, not deal 2's
+    got = asyncio.run(released(running(second + 3), second))  # deal 2 in play: deal 1's frames, not deal 2's
     assert len(got) == second and {f.view.deal for f in got} == {1} and all(f.hands for f in got)
-    assert len(asyncio.run(released(running(len(frames))))) == len(frames)  # over: everything
+    assert len(asyncio.run(released(running(len(frames)), len(frames)))) == len(frames)  # over: everything
