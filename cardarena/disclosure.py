@@ -12,9 +12,22 @@ Two facts decide it:
   seatings and pairings; an arena encounter plays each of its deals in every seating.
   While such a batch is being played it is *closed*: no match's deal seed, replay,
   actions or per-seating result may be shown to anyone who could tell a bot (its
-  standings, which add up every seating, may). A tournament opens once it is over; an
+  standings may, counting only the deals whose every match is stored: below). A tournament opens once it is over; an
   encounter once it is stored whole (``done``); one ``abandoned`` never opens (its deals
   were partly seen and the ladder never counts it).
+
+**What adds matches up** (``Disclosure.counted``): a closed batch's standings may be shown,
+but they change as each match is stored, and two reads a match apart would tell that match's
+result (its points, W/D/L, margin, the ratings moved), one seating of a deal still to be
+played in another seating or at another table. So while a batch is closed every number
+made from its matches (the standings, the cross-table, the exports, the think times, the
+s.d. a sequential test reads from the store) counts only the deals *all* of whose planned
+matches are stored: every seating at every table that plays the deal, as the batch's plan
+says (a round robin plays each deal at every table of its round), never as the rows stored
+so far suggest. The tables say so: "N deals of M counted; a deal counts once all its matches
+are in". Two reads around storing one match then differ only where that match completed a
+deal, and a deal complete is one no bot will see again. Once the batch is open (or for a
+batch whose deals do not come back) every stored match counts.
 
 A match of no batch (``arbiter play``, a person's match at ``/play``, a match started on
 ``arbiter serve``) or of a tournament without duplicate deals is open as soon as it is
@@ -31,13 +44,17 @@ forfeit) has no final view. The match runner asks ``final_view`` of the disclosu
 ``MatchConfig`` carries; the batch that builds the config chooses the disclosure.
 
 This module is pure (no store, no I/O): the store turns its rows into a ``Disclosure``
-(``TournamentRow.disclosure``, ``Store.disclosure_of``, ``EncounterRow.disclosure``).
+(``TournamentRow.disclosure``, ``Store.disclosure_of``, ``EncounterRow.disclosure``), and a
+tournament's readers ask ``arbiter.tournament.run.counted_matches`` (the plan's deals, then
+``Disclosure.counted``) what its numbers may add up. An arena encounter is stored whole, with
+its ratings, in one transaction: its ladder never counts a part of one.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 CLOSED_REASON = "its deals come back in matches still to be played"
 
@@ -97,6 +114,19 @@ class Disclosure:
         helps when the deal's twin is played later (only who plays and how far is shown)."""
         return self.matches
 
+    def counted(self, rows: Sequence[Any], deal_of: Callable[[Any], Hashable],
+                planned: Mapping[Hashable, int]) -> "Counted":
+        """The stored matches (``rows``) whose numbers may be added up now: all of them if
+        the batch is not closed; while it is, only those of deals all of whose ``planned``
+        matches (deal -> how many matches the batch's plan plays it in, every seating at
+        every table) are stored. ``deal_of`` gives a row's deal. A deal the plan does not
+        name never counts while the batch is closed."""
+        if not self.closed:
+            return Counted(tuple(rows), len({deal_of(r) for r in rows}), len(planned), closed=False)
+        stored = Counter(deal_of(r) for r in rows)
+        whole = {d for d, n in stored.items() if planned.get(d, 0) > 0 and n >= planned[d]}
+        return Counted(tuple(r for r in rows if deal_of(r) in whole), len(whole), len(planned), closed=True)
+
     def require_match(self, match_id: str) -> None:
         """Withheld unless a match of this batch may be shown."""
         if not self.matches:
@@ -127,6 +157,40 @@ class Disclosure:
         if self.matches:
             return state.spectator_view()
         return None if viewer is None else state.view(viewer)
+
+
+def counted_note(deals: int, planned: int) -> str:
+    """What a closed batch's standings say under them (``Counted.note``; an export's ``counted``)."""
+    return (f"{deals} deal{'' if deals == 1 else 's'} of {planned} counted; a deal counts once all its matches are in "
+            f"(while the tournament runs, {CLOSED_REASON})")
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a batch's numbers add up now (``Disclosure.counted``).
+
+    Attributes:
+        rows: the stored matches counted, in the order given.
+        deals: the deals they play (while closed: the deals whole).
+        planned: the deals of the batch's plan.
+        closed: the batch is closed, so a deal counts only once all its matches are stored.
+    """
+
+    rows: tuple[Any, ...]
+    deals: int
+    planned: int
+    closed: bool
+
+    @property
+    def note(self) -> str:
+        """What a table of these numbers says of them: while closed, how many deals it counts
+        and why ("" once every stored match counts)."""
+        return counted_note(self.deals, self.planned) if self.closed else ""
+
+    def to_json(self) -> dict[str, Any]:
+        """For an export: the deals and matches counted, of the deals planned, and whether the
+        rule held any back."""
+        return {"deals": self.deals, "of": self.planned, "matches": len(self.rows), "closed": self.closed}
 
 
 #: How late a public page (a running tournament's web page) shows a match being played:

@@ -78,7 +78,8 @@ def tournament_run(
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings (their columns: arbiter standings --help)."""
     from arbiter.tournament.spec import spec_from_dict, spec_from_toml
-    from arbiter.tournament.run import load_standings, run_tournament, stored_tournament_spec, tournament_where
+    from arbiter.tournament.run import (counted_think_times, load_standings, run_tournament, stored_tournament_spec,
+                                        tournament_where)
 
     if resume is not None:  # what it plays is the store's: a setting given would be another tournament
         given = {"SPEC.toml": spec_file, "--game": game, "--bots": bots, "--format": format, "--challenger": challenger,
@@ -180,7 +181,7 @@ def tournament_run(
                     for path in announced:
                         forget_run(path)
         standings, info = _run(load_standings, store, spec.display_name)
-        times = _run(store.think_times, info["id"])
+        times = _run(counted_think_times, store, store.tournament(info["id"]))
     from arbiter.present.played import with_clock
 
     _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True, times=times)
@@ -335,7 +336,7 @@ def standings_cmd(
     enc encounters played; matches played; fail matches forfeited.
     The exports' CSV columns and JSON keys: README, "Standings exports"."""
     from arbiter.present.export import FORMATS, render
-    from arbiter.tournament.run import load_standings
+    from arbiter.tournament.run import counted_think_times, load_standings
 
     if format is not None and format not in FORMATS:
         _run(fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
@@ -362,7 +363,7 @@ def standings_cmd(
         st, info = _run(load_standings, store, tournament)
         tour = _run(store.tournament, info["id"])
         info = with_clock(info, tour.spec)
-        times = _run(store.think_times, info["id"])
+        times = _run(counted_think_times, store, tour)  # of the matches the table counts
     resume = interrupted_text(tour.name, tour.spec, db) if info["state"] == "interrupted" else ""
     if format is None:
         if output is not None:
@@ -527,6 +528,7 @@ def tournament_show(
     ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes;
     match id what arbiter replay and --match take. The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
+    from arbiter.tournament.run import counted_matches, counted_think_times
 
     with _run(_open_existing, db) as store:
         tournament = _run(_named_or_newest, store, tournament)
@@ -541,7 +543,7 @@ def tournament_show(
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
-        times = _run(store.think_times, tour.id)
+        times = _run(counted_think_times, store, tour, _run(counted_matches, store, tour, rows))
         seed_text = policy.seed_text(tour.spec.get("seed"), store.shown_seed(tour))
         verdict = store.verdict(tour.id)
     from arbiter.cli.layout import Column, console_width, fitted_table

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from arbiter.present.played import cross_rates, describe, stopped_early_text, team_rows
 from arbiter.rating.ratings import RATING_METHOD, Standings
 from arbiter.rating.stats import mean_se
+from cardarena.disclosure import counted_note
 from cardarena.records import visible
 
 FORMATS = ("csv", "json", "md", "html")
@@ -156,12 +157,15 @@ def margin_note(st: Standings) -> str:
 def standings_notes(st: Standings, info: dict[str, Any]) -> list[tuple[str, str]]:
     """The sentences a standings table needs, keyed: its order (``ranked-by``), its margin
     column (``margin``), its rating scale (``scale``), W-D-L in a free for all (``wdl-note``),
-    with too few deals why no rating has an interval (``interval``), and a stored evaluation's
-    verdict (``verdict``: ``info``'s, as ``load_standings`` reads it)."""
+    with too few deals why no rating has an interval (``interval``), while a duplicate tournament
+    runs how many of its deals are counted (``counted``: ``cardarena.disclosure.Counted``), and a
+    stored evaluation's verdict (``verdict``: ``info``'s, as ``load_standings`` reads it)."""
     wdl = describe(info).wdl_note
     notes = [("ranked-by", RANKED_BY), ("margin", margin_note(st)), ("scale", ELO_SCALE)] + ([("wdl-note", wdl)] if wdl else [])
     if any(r.rating is not None and not r.rating.interval for r in st.rows):
         notes.append(("interval", st.too_few_deals))
+    if (counted := info.get("counted")) and counted.get("closed"):  # cardarena.disclosure: whole deals only
+        notes.append(("counted", counted_note(counted["deals"], counted["of"])))
     if info.get("verdict"):  # a stored evaluation's sequential test: its line as arbiter evaluate printed it
         notes.append(("verdict", verdict_note(info["verdict"])))
     return [(k, sentence(n)) for k, n in notes]
@@ -296,10 +300,12 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
     if played.decision_ms is not None:
         parts.append(f"clock {played.clock_text}")
     planned = info.get("planned")  # none for single matches (play:GAME): each played on its own
-    early = f", {stopped_early_text(st.matches, planned, info)}" if planned and info.get("stopped_early") else ""
+    # the matches stored (``played``): while a duplicate tournament runs its table counts fewer (whole deals)
+    done = info.get("played", st.matches)
+    early = f", {stopped_early_text(done, planned, info)}" if planned and info.get("stopped_early") else ""
     early += _UNFINISHED.get(info.get("state", ""), "") if planned else ""
-    played_text = (f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played{early}" if planned
-                   else f"{st.matches} match{'' if st.matches == 1 else 'es'} played")
+    played_text = (f"{done} of {planned} match{'' if planned == 1 else 'es'} played{early}" if planned
+                   else f"{done} match{'' if done == 1 else 'es'} played")
     parts += [played_text,
               f"variance reduction: {played.variance_text}", seed_text(info), f"ratings: {model}"]
     return "; ".join(parts) + "."

@@ -102,7 +102,7 @@ from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, forfeit_stake
 from arbiter.tournament.play import is_play_name
-from arbiter.tournament.run import shown_seed, standings
+from arbiter.tournament.run import counted_matches, counted_think_times, shown_seed, standings
 from arbiter.tournament.spec import TournamentSpec, entrant_names
 
 log = logging.getLogger(__name__)
@@ -165,12 +165,14 @@ class PageStandings:
 
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandings, list[MatchRow]]:
     """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
-    the page's table, and its stored matches."""
+    the page's table, and its stored matches (all of them, for the list of matches: the table
+    adds up only those ``counted_matches`` counts, whole deals while the tournament is closed)."""
     with store.snapshot():  # the think times of the matches in the table, not of one stored since
         rows = store.matches(tour.id)
-        times = store.think_times(tour.id)
+        counted = counted_matches(store, tour, rows)
+        times = counted_think_times(store, tour, counted)
     spec = TournamentSpec.from_json(tour.spec)
-    st = standings(rows, spec.validate_game(), spec.duplicate, entrant_names(store, tour.id, spec.bots))
+    st = standings(counted.rows, spec.validate_game(), spec.duplicate, entrant_names(store, tour.id, spec.bots))
     out = []
     shown = team_rows(st, spec.teams)  # one row per named partnership
     for d in shown:
@@ -189,7 +191,8 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
     cross = cross_rates(st, shown)
     method = RATING_METHOD
     verdict = store.verdict(tour.id)  # a stored evaluation's: its notes say it, as the CLI's and the exports' do
-    return PageStandings(out, cross, method, standings_notes(st, {**tour.spec, "verdict": verdict and verdict.text})), rows
+    info = {**tour.spec, "verdict": verdict and verdict.text, "counted": counted.to_json()}
+    return PageStandings(out, cross, method, standings_notes(st, info)), rows
 
 
 # --------------------------------------------------------------------------------------
@@ -558,6 +561,7 @@ _TOURNAMENT_BOT = """{% extends "base" %}
 <p class="muted">{{ t.game }} · tournament <a href="/t/{{ t.id }}">{{ t.name }}</a>{% if s %} · {{ s.matches }} matches ·
 {{ s.wins|num }} won, {{ s.draws|num }} drawn, {{ s.losses|num }} lost{% if s.rating is not none %} · rating {{ '%.0f'|format(s.rating) }}{% endif %}
 {% if s.forfeits %} · <span class="pill bad" id="forfeit-count">{{ s.forfeits }} forfeit{{ '' if s.forfeits == 1 else 's' }}</span>{% endif %}{% endif %}</p>
+{% if counted %}<p class="muted small" id="counted">{{ counted }}</p>{% endif %}
 {% if forfeited %}<h2>Forfeits</h2><p class="muted small">Matches its side lost by a failure of its own; each replay shows the bot's last words (stderr).</p>
 <div class="wide" tabindex="0" role="region" aria-label="forfeits"><table id="forfeits"><tr><th class="num">#</th><th>match</th><th>why</th></tr>
 {% for m, why in forfeited %}<tr class="forfeit"><td class="num">{{ m.idx }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td><td class="small">{{ why }}</td></tr>{% endfor %}
@@ -589,7 +593,7 @@ def tournament_bot_page(store: Store, key: str, name: str) -> str:
     forfeited = [(m, m.outcome.detail) for m in rows if m.outcome.reason.is_forfeit and m.incidents
                  and m.seats[m.incidents[-1].seat] in members] if tour.disclosure.matches else []
     return _env.get_template("tournament_bot").render(
-        t=tour, name=name, s=s, running=tour.disclosure.running, forfeited=forfeited,
+        t=tour, name=name, s=s, running=tour.disclosure.running, forfeited=forfeited, counted=dict(st.notes).get("counted", ""),
         closed_reason=disclosure.CLOSED_REASON, costly=inspector.costliest_html(store, sorted(members), within=within))
 
 

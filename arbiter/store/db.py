@@ -29,7 +29,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Collection, Iterator, Mapping, Sequence
 
 from arbiter import metrics
 from cardarena import disclosure
@@ -1323,10 +1323,14 @@ class Store:
             raise StoreError(f"{what} of tournament {tournament_id} is already stored ({exc})") from None
         return int(rows[0][1])
 
-    def think_times(self, tournament_id: int) -> dict[str, ThinkTimes]:
+    def think_times(self, tournament_id: int, only: Collection[int] | None = None) -> dict[str, ThinkTimes]:
         """Each bot's think time and the arbiter's own time per decision over the
-        tournament's stored matches (``ThinkTimes``; a bot by its name in the seats)."""
-        return think_times(self.db, "matches", "m.tournament_id = ?", (tournament_id,))
+        tournament's stored matches (``ThinkTimes``; a bot by its name in the seats); ``only``:
+        over these schedule indices alone (what ``Counted.indices`` lets be added up)."""
+        if only is None:
+            return think_times(self.db, "matches", "m.tournament_id = ?", (tournament_id,))
+        return think_times(self.db, "matches", "m.tournament_id = ? AND m.idx IN (SELECT value FROM json_each(?))",
+                           (tournament_id, json.dumps(sorted(only))))
 
     def done_indices(self, tournament_id: int) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))}

@@ -69,6 +69,7 @@ from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
 from arbiter.tournament.spec import in_stored_form
+from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
@@ -874,8 +875,8 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
         if not _pair_spec(spec) or tour.name == exclude or spec.get("game") != game or not alike(spec):
             continue
         try:
-            deals = _table_deals(store, tour.id, tuple(str(b) for b in spec["bots"]), stake)
-        except (StoreError, KeyError, TypeError, ValueError):
+            deals = _table_deals(store, tour, tuple(str(b) for b in spec["bots"]), stake)
+        except (StoreError, KeyError, TypeError, ValueError, ConfigError):
             continue  # not readable as a batch of pairs: not evidence of the deals
         stored = spec.get(CONTENT_KEY) if isinstance(spec.get(CONTENT_KEY), Mapping) else {}
         for pair, played in deals.items():
@@ -895,15 +896,17 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
             for first, _, evaluations, contents in pairs.values()]
 
 
-def _table_deals(store: Store, tid: int, sources: tuple[str, ...], stake: float) -> dict[tuple[str, str], list[tuple[int, float]]]:
-    """Per pair of bots that shared a table in tournament ``tid`` (``sources``: its bots as its spec
+def _table_deals(store: Store, tour: Any, sources: tuple[str, ...], stake: float) -> dict[tuple[str, str], list[tuple[int, float]]]:
+    """Per pair of bots that shared a table in tournament ``tour`` (``sources``: its bots as its spec
     gives them; a pair in that order), the (seed, deal margin) of each deal both of whose seatings
     are stored: the first bot's margin in each, averaged. A table of other than two bots, or not in
-    two seatings, is left out."""
-    names = entrant_names(store, tid, sources)  # its records' names
+    two seatings, is left out; so is, while the tournament runs with duplicate deals, a deal not yet
+    played at every table of it (``counted_matches``: its margin here is a result of a deal that
+    comes back)."""
+    names = entrant_names(store, tour.id, sources)  # its records' names
     source_of, order = dict(zip(names, sources)), {n: i for i, n in enumerate(names)}
     tables: dict[tuple[int, int], dict[int, MatchRow]] = {}
-    for row in store.matches(tid, records=False):
+    for row in counted_matches(store, tour).rows:
         tables.setdefault((row.deal, row.table), {})[row.rotation] = row
     out: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for _, rows in sorted(tables.items()):

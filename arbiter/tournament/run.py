@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from cardarena.games import ConfigError, Game
+from cardarena.disclosure import Counted
 from cardarena.records import MatchRecord
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
@@ -349,6 +350,52 @@ def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots
     return compute_standings(rows, game.teams, duplicate, bots, forfeit_stake(game))
 
 
+def planned_deals(spec: TournamentSpec, game: Game, evaluation: bool = False) -> collections.Counter:
+    """How many matches the plan plays each deal in, by (round, deal): every seating at every
+    table (with duplicate deals every table of a round plays its deals; ``schedule``), or an
+    evaluation's two seatings (``arbiter.tournament.evaluate.evaluation_plan``). The plan's
+    shape only: no seed is needed, none is used."""
+    if evaluation:  # (a stored evaluation's spec: its "evaluate" key)
+        return collections.Counter({(0, d): 2 for d in range(spec.deals)})
+    return collections.Counter((m.round, m.deal) for m in schedule(game, dataclasses.replace(spec, seed=0)))
+
+
+def counted_matches(store: Store, tour, rows: Sequence[MatchRow] | None = None) -> Counted:
+    """The stored matches of ``tour`` whose numbers may be added up now (``rows``: those read
+    already, else read here without their records): the one function every reader of a
+    tournament's numbers asks (the standings, their exports, the web pages, ``tournament show``'s
+    and the standings' think times, the s.d. ``--sd-bound auto`` reads). While the tournament is
+    closed (``cardarena.disclosure``: running with duplicate deals) only the deals all of whose
+    planned matches are stored count (``Disclosure.counted``: the plan from the spec, never from
+    the rows stored so far); else every stored match. StoreError if a closed one's stored spec
+    cannot give its plan (then nothing of it could be counted safely)."""
+    rows = store.matches(tour.id, records=False) if rows is None else rows
+    rule = tour.disclosure
+    if not rule.closed:
+        return rule.counted(rows, _deal_of, {})
+    try:
+        spec = TournamentSpec.from_json(tour.spec)
+        planned = planned_deals(spec, spec.validate_game(), evaluation="evaluate" in tour.spec)
+    except (TypeError, ValueError, ConfigError) as exc:
+        raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
+    return rule.counted(rows, _deal_of, planned)
+
+
+def counted_think_times(store: Store, tour, counted: Counted | None = None) -> dict[str, Any]:
+    """Each bot's think times (``Store.think_times``) over the matches ``counted_matches``
+    counts (``counted``: its answer, if asked already): a running duplicate tournament's times
+    moved with each match stored, as its table did."""
+    if not tour.disclosure.closed:  # every stored match counts (and its rows need not be read)
+        return store.think_times(tour.id)
+    counted = counted_matches(store, tour) if counted is None else counted
+    return store.think_times(tour.id, {r.idx for r in counted.rows})
+
+
+def _deal_of(row: MatchRow) -> tuple[int, int]:
+    """A stored match's deal: its round's deal number (every table of a round plays it)."""
+    return (row.round, row.deal)
+
+
 def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
     """What the exports say about a stored tournament."""
     shown = tour.disclosure.seed
@@ -401,11 +448,12 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         game = spec.validate_game()
     except (TypeError, ConfigError) as exc:
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
-    rows = store.matches(tour.id, records=False)  # the results alone: a table needs no record
+    counted = counted_matches(store, tour)  # the results alone (a table needs no record), of whole deals while closed
     info = tournament_info(tour, spec) | shown_seed(store, tour, spec) | {"state": tour.state(run_holder(store.path))}
+    info["counted"] = counted.to_json()
     verdict = store.verdict(tour.id)  # a stored evaluation's sequential test: what it decided (or "undecided so far")
     info["verdict"] = None if verdict is None else verdict.text
-    return standings(rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info
+    return standings(counted.rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info
 
 
 def shown_seed(store: Store, tour, spec: TournamentSpec) -> dict[str, Any]:

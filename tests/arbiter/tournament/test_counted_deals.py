@@ -1,0 +1,200 @@
+"""While a duplicate tournament runs, every number made from its matches counts only the deals
+all of whose matches are stored (``cardarena.disclosure.Disclosure.counted``, asked through
+``arbiter.tournament.run.counted_matches``): its standings may be shown, but two reads a match
+apart told that match's result, one seating of a deal its twin seating (or another table of
+the round) still had to play.
+
+One real store of a three-bot duplicate round robin (Spades, one hand a match: three tables,
+two seatings each, so each deal is six matches), played once; its stored matches are put back
+one at a time into a copy made to run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import sqlite3
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.present.export import to_dict
+from arbiter.present.web import tournament_bot_page, tournament_page
+from arbiter.store.db import Store
+from arbiter.tournament.evaluate import evaluate, stored_pairs
+from arbiter.tournament.run import (
+    TournamentSpec, counted_matches, counted_think_times, load_standings, planned_deals, run_tournament, standings,
+)
+from cardarena.disclosure import OPEN, counted_note, of_tournament
+
+ONE = {"deals": 1}
+SPEC = TournamentSpec(game="spades", bots=("random", "greedy", "r2=random"), options=ONE, deals=2, seed=31, name="rr")
+NOTE = "a deal counts once all its matches are in"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """(the finished store, its matches with their records)."""
+    path = tmp_path_factory.mktemp("counted") / "finished.sqlite"
+    with Store(path) as store:
+        asyncio.run(run_tournament(SPEC, store, transport="inproc"))
+        rows = store.matches(store.tournament("rr").id)
+    assert len(rows) == 12
+    return path, rows
+
+
+def running_copy(played, tmp_path, keep=()):
+    """A copy of the finished store, made to run again with only the matches ``keep`` (indices)."""
+    path, _ = played
+    copy = tmp_path / "running.sqlite"
+    with sqlite3.connect(path) as a, sqlite3.connect(copy) as b:
+        a.backup(b)
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE tournaments SET finished = NULL")
+        db.execute(f"DELETE FROM matches WHERE idx NOT IN ({','.join(map(str, keep)) or '-1'})")
+        db.execute("DELETE FROM match_bots WHERE match NOT IN (SELECT id FROM matches)")
+    return copy
+
+
+def put(store: Store, row) -> None:
+    """Store one of the played matches again, as the run stored it."""
+    store.save_match(store.tournament("rr").id, row.idx, row.deal, row.rotation, row.record(), round=row.round,
+                     table=row.table, sides=row.sides)
+
+
+def _section(page: str, start: str, end: str) -> str:
+    i = page.index(start)
+    return page[i:page.index(end, i)]
+
+
+def numbers(path) -> dict:
+    """Every number the readers make of the tournament's matches, as they show them (not how
+    many matches are stored: progress, shown on every page, carries no result)."""
+    with Store(path, read_only=True) as store:
+        st, info = load_standings(store, "rr")
+        tour = store.tournament("rr")
+        exported = to_dict(st, info)
+        for key in ("played", "state"):
+            exported["tournament"].pop(key)
+        page = tournament_page(store, "rr")
+        return {
+            "export": json.dumps(exported, sort_keys=True),
+            "page": [_section(page, 'id="standings"', "</table>"), _section(page, 'id="standings-notes"', "</div>"),
+                     _section(page, 'id="crosstable"', "</table>") if 'id="crosstable"' in page else ""],
+            "bot pages": [tournament_bot_page(store, "rr", b) for b in ("random", "greedy", "r2")],
+            "think times": counted_think_times(store, tour),
+            "pairs": stored_pairs(store, "spades", ONE, None),
+        }
+
+
+def test_the_plan_read_from_a_stored_spec_is_the_matches_its_run_stored(played, tmp_path):
+    """The deals a closed tournament waits for come from its plan, which must be what its run
+    plays: every seating at every table of a deal (here three tables of two), and an
+    evaluation's two seatings."""
+    path, rows = played
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("rr")
+        spec = TournamentSpec.from_json(tour.spec)
+    assert planned_deals(spec, spec.validate_game()) == Counter((r.round, r.deal) for r in rows) == {(0, 0): 6, (0, 1): 6}
+    with Store(tmp_path / "eval.sqlite") as store:
+        evaluate("spades", "random", "greedy", deals=2, seed=3, options=ONE, store=store, name="ev")
+        tour = store.tournament("ev")
+        spec = TournamentSpec.from_json(tour.spec)
+        assert planned_deals(spec, spec.validate_game(), evaluation=True) == Counter(
+            (r.round, r.deal) for r in store.matches(tour.id, records=False))
+
+
+def test_the_rule_counts_whole_deals_only_while_the_batch_is_closed():
+    rows = [(0, "a"), (0, "b"), (1, "a")]  # deal 0 in both seatings, deal 1 in one of two
+    deal_of, planned = (lambda r: r[0]), {0: 2, 1: 2, 2: 2}
+    closed = of_tournament("t", finished=False, duplicate=True).counted(rows, deal_of, planned)
+    assert closed.rows == ((0, "a"), (0, "b")) and (closed.deals, closed.planned) == (1, 3)
+    assert closed.note == counted_note(1, 3) and closed.note.startswith(f"1 deal of 3 counted; {NOTE}")
+    # a deal the plan does not name (or names with no match) never counts while closed
+    assert of_tournament("t", False, True).counted(rows, deal_of, {1: 1}).rows == ((1, "a"),)
+    for rule in (of_tournament("t", finished=True, duplicate=True), of_tournament("t", finished=False, duplicate=False),
+                 OPEN):
+        opened = rule.counted(rows, deal_of, planned)
+        assert opened.rows == tuple(rows) and not opened.closed and opened.note == ""
+
+
+def test_every_reader_leaves_out_a_deal_whose_twin_seating_or_other_table_is_still_to_play(played, tmp_path):
+    """Deal 0 stored whole, deal 1 in one seating of its first table: the standings, their
+    exports, the web pages, the think times and the pairs' deal margins add up deal 0 alone
+    and say so. Its twin stored, deal 1 is still not counted (two more tables play it); with
+    every match in, it is; and once the tournament is over the numbers are a finished one's."""
+    path, rows = played
+    copy = running_copy(played, tmp_path, keep=range(7))  # deal 0 (matches 0-5) and match 6 (deal 1, table 0)
+    with Store(copy, read_only=True) as store:
+        st, info = load_standings(store, "rr")
+        tour = store.tournament("rr")
+        assert [r.idx for r in counted_matches(store, tour).rows] == list(range(6))
+        assert counted_think_times(store, tour) == store.think_times(tour.id, range(6)) != store.think_times(tour.id)
+        page, bot = tournament_page(store, "rr"), tournament_bot_page(store, "rr", "greedy")
+        pairs = stored_pairs(store, "spades", ONE, None)
+    assert st.matches == 6 and {r.name: r.matches for r in st.rows} == {"random": 4, "greedy": 4, "r2": 4}
+    assert info["counted"] == {"deals": 1, "of": 2, "matches": 6, "closed": True} and info["played"] == 7
+    want = standings([r for r in rows if r.idx < 6], SPEC.validate_game(), True, ("random", "greedy", "r2"))
+    assert [r.as_dict() for r in st.rows] == [r.as_dict() for r in want.rows]
+    assert sorted(p.deals for p in pairs) == [1, 1, 1]  # each pair's deal 0 only
+    said = f"1 deal of 2 counted; {NOTE}"
+    assert said in page and 'id="counted"' in page and said in bot
+    assert re.search(r'data-bot="greedy".*?<td class="num">4</td>', page, re.S)  # its matches: deal 0's four
+    runner = CliRunner()
+    exported = json.loads(runner.invoke(app, ["standings", "rr", "--db", str(copy), "-f", "json"]).stdout)
+    assert exported["matches"] == 6 and exported["tournament"]["counted"]["deals"] == 1 and said in exported["notes"]["counted"]
+    for args in (["standings", "rr"], ["standings", "rr", "-f", "md"], ["tournament", "show", "rr"]):
+        got = runner.invoke(app, [*args, "--db", str(copy)], env={"COLUMNS": "400"})
+        assert got.exit_code == 0, got.output
+        if args[0] == "standings":
+            text = " ".join(got.stdout.split())
+            assert said in text and "7 of 12 matches played" in text
+    with Store(copy) as store:  # its twin: deal 1 is still played at two more tables
+        put(store, rows[7])
+    assert numbers(copy)["export"].count('"deals": 1') and load_standings(Store(copy, read_only=True), "rr")[0].matches == 6
+    with Store(copy) as store:
+        for row in rows[8:]:
+            put(store, row)
+    with Store(copy, read_only=True) as store:
+        st, info = load_standings(store, "rr")
+        assert st.matches == 12 and info["counted"] == {"deals": 2, "of": 2, "matches": 12, "closed": True}
+        running = numbers(copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE tournaments SET finished = 1")
+    over, finished = numbers(copy), numbers(path)
+    assert over == finished and NOTE not in over["export"] and NOTE not in over["page"][1]
+    assert running["think times"] == finished["think times"] and running["pairs"] == finished["pairs"]
+    assert running["page"][0] == finished["page"][0] and running["page"][2] == finished["page"][2]
+
+
+def test_two_reads_around_one_match_stored_differ_only_when_it_completes_a_deal(played, tmp_path):
+    """The adversary's test: the matches stored one at a time in a shuffled order (a run's
+    concurrency stores them so); before and after each, every reader's numbers. They move
+    exactly when the match stored is the last of its deal."""
+    _, rows = played
+    copy = running_copy(played, tmp_path)
+    order = list(rows)
+    random.Random(5).shuffle(order)
+    stored: Counter = Counter()
+    before = numbers(copy)
+    assert NOTE in before["page"][1] and "0 deals of 2 counted" in before["export"]
+    completed = 0
+    for row in order:
+        with Store(copy) as store:
+            put(store, row)
+        stored[(row.round, row.deal)] += 1
+        after = numbers(copy)
+        whole = stored[(row.round, row.deal)] == 6
+        completed += whole
+        changed = {k for k in after if after[k] != before[k]}
+        if whole:
+            assert {"export", "page", "bot pages", "think times", "pairs"} == changed, (row.idx, changed)
+            assert f"{completed} deal{'' if completed == 1 else 's'} of 2 counted" in after["export"]
+        else:
+            assert not changed, (row.idx, changed)
+        before = after
+    assert completed == 2
