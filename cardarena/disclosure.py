@@ -122,7 +122,7 @@ class Disclosure:
         every table) are stored. ``deal_of`` gives a row's deal. A deal the plan does not
         name never counts while the batch is closed."""
         if not self.closed:
-            return Counted(tuple(rows), len({deal_of(r) for r in rows}), len(planned), closed=False)
+            return Counted(tuple(rows), len({deal_of(r) for r in rows}), len(planned) if planned else None, closed=False)
         stored = Counter(deal_of(r) for r in rows)
         whole = {d for d, n in stored.items() if planned.get(d, 0) > 0 and n >= planned[d]}
         return Counted(tuple(r for r in rows if deal_of(r) in whole), len(whole), len(planned), closed=True)
@@ -172,24 +172,24 @@ class Counted:
     Attributes:
         rows: the stored matches counted, in the order given.
         deals: the deals they play (while closed: the deals whole).
-        planned: the deals of the batch's plan.
+        planned: the deals of the batch's plan (None where it was not needed: nothing held back).
         closed: the batch is closed, so a deal counts only once all its matches are stored.
     """
 
     rows: tuple[Any, ...]
     deals: int
-    planned: int
+    planned: int | None
     closed: bool
 
     @property
     def note(self) -> str:
         """What a table of these numbers says of them: while closed, how many deals it counts
         and why ("" once every stored match counts)."""
-        return counted_note(self.deals, self.planned) if self.closed else ""
+        return counted_note(self.deals, self.planned or 0) if self.closed else ""
 
     def to_json(self) -> dict[str, Any]:
-        """For an export: the deals and matches counted, of the deals planned, and whether the
-        rule held any back."""
+        """For an export: the deals and matches counted, of the deals planned (None when every
+        stored match counts), and whether the batch is closed (only whole deals counted)."""
         return {"deals": self.deals, "of": self.planned, "matches": len(self.rows), "closed": self.closed}
 
 

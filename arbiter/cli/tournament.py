@@ -323,7 +323,8 @@ def standings_cmd(
 
     The columns of a tournament's table (a narrow terminal drops the last ones first and says which):
     # rank (rows level on rating, score% and margin share one); bot (a named partnership: its partners);
-    n matches played; W-D-L wins, draws, losses (in a free for all: placed first alone, first place shared, any other place);
+    n matches played (while a duplicate tournament runs, of the deals all of whose matches are in: the table counts only those, and says so);
+    W-D-L wins, draws, losses (in a free for all: placed first alone, first place shared, any other place);
     score% the share of the pairwise points (1 for each side finished ahead of, ½ a tie);
     margin ± s.e. the side's score minus the mean of the other sides', per match (duplicate deals: each deal's averaged over its seatings, ± its standard error over the deals);
     rating Bradley-Terry on the Elo scale, the field's mean at 1500, by which rows are ranked;
@@ -521,7 +522,8 @@ def tournament_show(
 
     A stored evaluation's verdict: what its sequential test decided, in the words arbiter evaluate printed.
     Entrants: bot its name in the tournament; version a registered bot's; spec as given; launched what ran it;
-    team its named partnership; think ms, worst ms, transport ms, arbiter ms the clock (said under the table).
+    team its named partnership; think ms, worst ms, transport ms, arbiter ms the clock (said under the table; while a
+    duplicate tournament runs, over the deals all of whose matches are in).
     Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
     round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
     seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);

@@ -98,6 +98,8 @@ def test_every_reader_shows_what_the_disclosure_allows_and_nothing_else(stores, 
     with serve_web(db, env={**os.environ, "COLUMNS": "500"}) as url:  # its address on one line
         status, page = _get(url + "t/t")
         assert status == 200
+        # its table counts the deals all of whose matches are in (Disclosure.counted), and says so
+        assert ("1 deal of 2 counted; a deal counts once all its matches are in" in html.unescape(page)) == rule.closed
         if not rule.seed:  # (the page never prints the tournament's seed; a replay prints its deal's)
             assert str(SEED) not in page
         for r in rows:
@@ -136,6 +138,8 @@ def test_every_reader_shows_what_the_disclosure_allows_and_nothing_else(stores, 
     assert got.exit_code == 0, got.output
     info = json.loads(got.output)["tournament"]
     assert info["seed_withheld"] == (not rule.seed) and info["seed"] == (SEED if rule.seed else None)
+    assert info["counted"] == ({"deals": 1, "of": 2, "matches": 2, "closed": True} if rule.closed
+                               else {"deals": 2, "of": None, "matches": len(rows), "closed": False})
     assert (str(SEED) in got.output) == rule.seed
 
 
