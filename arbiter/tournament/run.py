@@ -32,10 +32,10 @@ import itertools
 import logging
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from cardarena.games import ConfigError, Game
-from cardarena.disclosure import Counted
+from cardarena.disclosure import OPEN, Counted, Disclosure
 from cardarena.records import MatchRecord
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
@@ -164,15 +164,30 @@ class Progress:
 
 class _Leader:
     """Points per bot so far, for the progress line (the real table is ratings.py's); a
-    named partnership counts once, as "a + b", the row the standings show for it."""
+    named partnership counts once, as "a + b", the row the standings show for it. While the
+    run is closed (``rule``: with duplicate deals) a deal's matches count once all of them are
+    in (``Disclosure.counted``, as every table of a running tournament counts them): the line
+    moved with each match, telling its result while its twin was still to be played."""
 
-    def __init__(self, game: Game, teams: Sequence[Sequence[str]] = ()):
+    def __init__(self, game: Game, teams: Sequence[Sequence[str]] = (), rule: Disclosure = OPEN,
+                 planned: Mapping[Any, int] | None = None):
         self.game = game
         self.label = {m: " + ".join(t) for t in teams for m in t}
         self.points: dict[str, float] = {}
         self.count: dict[str, int] = {}
+        self.rule, self.planned = rule, planned or {}
+        self.held: dict[Any, list[tuple[Sequence[str], Sequence[int]]]] = {}  # a deal's matches not counted yet
 
-    def add(self, seats: Sequence[str], ranks: Sequence[int]) -> None:
+    def add(self, seats: Sequence[str], ranks: Sequence[int], deal: Any = None) -> None:
+        held = self.held.setdefault(deal, [])
+        held.append((seats, ranks))
+        counted = self.rule.counted(held, lambda _: deal, {deal: self.planned.get(deal, 0)}).rows
+        if counted:
+            del self.held[deal]
+        for seats, ranks in counted:
+            self._count(seats, ranks)
+
+    def _count(self, seats: Sequence[str], ranks: Sequence[int]) -> None:
         # partners score the same points in a match: one entry per side
         by_entry = {self.label.get(bot, bot): pts for bot, pts in side_points(self.game.teams, seats, ranks).items()}
         for entry, pts in by_entry.items():
@@ -274,9 +289,9 @@ async def run_tournament(
     store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
     done = store.done_indices(tour.id)
     todo = [m for m in plan if m.idx not in done]
-    leader = _Leader(game, spec.teams)
-    for row in store.matches(tour.id):
-        leader.add(row.seats, row.outcome.ranks)
+    leader = _Leader(game, spec.teams, spec.disclosure, collections.Counter((m.round, m.deal) for m in plan))
+    for row in store.matches(tour.id, records=False):
+        leader.add(row.seats, row.outcome.ranks, _deal_of(row))
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name,
                              venue=describe(where, spec.bot_sources, sources)))
@@ -301,7 +316,7 @@ async def run_tournament(
         store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
         stored.add(m.idx)
         finished += 1
-        leader.add(record.seat_names, record.outcome.ranks)
+        leader.add(record.seat_names, record.outcome.ranks, (m.round, m.deal))
         if on_progress:
             on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
 

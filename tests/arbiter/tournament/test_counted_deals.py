@@ -38,18 +38,19 @@ NOTE = "a deal counts once all its matches are in"
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    """(the finished store, its matches with their records)."""
+    """(the finished store, its matches with their records, the run's progress reports)."""
     path = tmp_path_factory.mktemp("counted") / "finished.sqlite"
+    reports = []
     with Store(path) as store:
-        asyncio.run(run_tournament(SPEC, store, transport="inproc"))
+        asyncio.run(run_tournament(SPEC, store, transport="inproc", on_progress=reports.append))
         rows = store.matches(store.tournament("rr").id)
     assert len(rows) == 12
-    return path, rows
+    return path, rows, reports
 
 
 def running_copy(played, tmp_path, keep=()):
     """A copy of the finished store, made to run again with only the matches ``keep`` (indices)."""
-    path, _ = played
+    path = played[0]
     copy = tmp_path / "running.sqlite"
     with sqlite3.connect(path) as a, sqlite3.connect(copy) as b:
         a.backup(b)
@@ -95,7 +96,7 @@ def test_the_plan_read_from_a_stored_spec_is_the_matches_its_run_stored(played, 
     """The deals a closed tournament waits for come from its plan, which must be what its run
     plays: every seating at every table of a deal (here three tables of two), and an
     evaluation's two seatings."""
-    path, rows = played
+    path, rows, _ = played
     with Store(path, read_only=True) as store:
         tour = store.tournament("rr")
         spec = TournamentSpec.from_json(tour.spec)
@@ -127,7 +128,7 @@ def test_every_reader_leaves_out_a_deal_whose_twin_seating_or_other_table_is_sti
     exports, the web pages, the think times and the pairs' deal margins add up deal 0 alone
     and say so. Its twin stored, deal 1 is still not counted (two more tables play it); with
     every match in, it is; and once the tournament is over the numbers are a finished one's."""
-    path, rows = played
+    path, rows, _ = played
     copy = running_copy(played, tmp_path, keep=range(7))  # deal 0 (matches 0-5) and match 6 (deal 1, table 0)
     with Store(copy, read_only=True) as store:
         st, info = load_standings(store, "rr")
@@ -175,7 +176,7 @@ def test_two_reads_around_one_match_stored_differ_only_when_it_completes_a_deal(
     """The adversary's test: the matches stored one at a time in a shuffled order (a run's
     concurrency stores them so); before and after each, every reader's numbers. They move
     exactly when the match stored is the last of its deal."""
-    _, rows = played
+    _, rows, _ = played
     copy = running_copy(played, tmp_path)
     order = list(rows)
     random.Random(5).shuffle(order)
@@ -198,3 +199,20 @@ def test_two_reads_around_one_match_stored_differ_only_when_it_completes_a_deal(
             assert not changed, (row.idx, changed)
         before = after
     assert completed == 2
+
+
+def test_the_runs_progress_line_names_a_leader_only_from_whole_deals(played):
+    """``tournament run``'s progress line (the best points rate so far) moved with each match
+    stored as the table did: it changes only with a match that completes its deal (six matches
+    a deal here, in whatever order the run stores them)."""
+    reports = played[2]
+    seen: Counter = Counter()
+    leader = ""
+    for p in reports:
+        if p.record is None:
+            continue
+        seen[p.record.seed] += 1  # a deal's seed: every table of the round plays it
+        if seen[p.record.seed] < 6:
+            assert p.leader == leader, (p.done, p.leader)
+        leader = p.leader
+    assert leader and sorted(seen.values()) == [6, 6]
