@@ -12,16 +12,16 @@ Two facts decide it:
   seatings and pairings; an arena encounter plays each of its deals in every seating.
   While such a batch is being played it is *closed*: no match's deal seed, replay,
   actions or per-seating result may be shown to anyone who could tell a bot (its
-  standings may, counting only the deals whose every match is stored: below). A tournament opens once it is over; an
-  encounter once it is stored whole (``done``); one ``abandoned`` never opens (its deals
-  were partly seen and the ladder never counts it).
+  standings may, counting only the deals whose every match is stored: below). A
+  tournament opens once it is over; an encounter once it is stored whole (``done``); one
+  ``abandoned`` never opens (its deals were partly seen and the ladder never counts it).
 
 **What adds matches up** (``Disclosure.counted``): a closed batch's standings may be shown,
 but they change as each match is stored, and two reads a match apart would tell that match's
 result (its points, W/D/L, margin, the ratings moved), one seating of a deal still to be
 played in another seating or at another table. So while a batch is closed every number
 made from its matches (the standings, the cross-table, the exports, the think times, the
-s.d. a sequential test reads from the store) counts only the deals *all* of whose planned
+s.d. a sequential test reads from the store, ``tournament run``'s progress line) counts only the deals *all* of whose planned
 matches are stored: every seating at every table that plays the deal, as the batch's plan
 says (a round robin plays each deal at every table of its round), never as the rows stored
 so far suggest. The tables say so: "N deals of M counted; a deal counts once all its matches
