@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.rating.ratings import Z95, counted_scores, margin_of, phi, side_results
+from arbiter.rating.ratings import Z95, counted_result, margin_of, phi, side_results
 
 __all__ = [
     "MU", "SIGMA", "Rated", "deal_points", "deal_margins", "encounter_failures", "rate_encounter", "replay", "los",
@@ -64,13 +64,14 @@ def deal_points(matches: Iterable[Any], teams: Sequence[Sequence[int]], players:
     duplicate comparison: in a deal each side won once, who did better with the same
     cards). ``matches``: objects with ``deal``, ``seats`` and ``outcome`` (stored arena
     matches, or anything shaped so). ``stake``: what a forfeit costs its failing side in the
-    margin (``ratings.forfeit_stake``: the game's widest); None reads a forfeit's stored
+    margin (``ratings.forfeit_stake``: the game's widest; a forfeit read by
+    ``ratings.counted_result``, every side of the failing bot last); None reads a forfeit's stored
     all-zero scores, as ladders did before 7 December 2026 (``ladder.verify`` recognises
     ratings stored so, to recompute them saying why)."""
     acc: dict[int, dict[str, list[tuple[float, float]]]] = {}
     for m in matches:
-        scores = m.outcome.scores if stake is None else counted_scores(m.outcome, stake)
-        res = side_results(teams, scores, m.outcome.ranks)
+        read = (m.outcome.scores, m.outcome.ranks) if stake is None else counted_result(m.outcome, m.seats, teams, stake)
+        res = side_results(teams, *read)
         mine: dict[str, list[tuple[float, float]]] = {}
         for j, side in enumerate(teams):
             for b in dict.fromkeys(m.seats[s] for s in side):

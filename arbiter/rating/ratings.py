@@ -56,7 +56,7 @@ def phi(x: float) -> float:
 
 
 def forfeit_stake(game: Any) -> float:
-    """What a forfeit costs its failing side (``counted_scores``): the widest margin the rules
+    """What a forfeit costs its failing side (``counted_result``): the widest margin the rules
     allow ``game`` under its options (``Game.margin_bounds``), so that a forfeit counts as a
     loss by more than any play could lose by, and no bot gains by crashing, timing out or
     playing an illegal move to cap a loss (counted by rank alone, +-1, a bot losing a deal by
@@ -65,37 +65,48 @@ def forfeit_stake(game: Any) -> float:
     return 1.0 if bounds is None else max(-bounds[0], bounds[1])
 
 
-def counted_scores(outcome: Any, stake: float = 1.0) -> Sequence[float]:
-    """The scores a match's margins are read from: its own, but a forfeit's by rank. A forfeit
-    stores all-zero scores (``cardarena.records.forfeit_outcome``), which read as scores made the
-    failing bot level with the bot it lost to; counted here every seat of a side that finished
-    first scores ``stake`` (``forfeit_stake``: the widest margin the game's rules allow) and the
-    failing side 0, so head to head the failing side's margin is the worst the rules allow."""
+def counted_result(outcome: Any, seats: Sequence[Any], teams: Sequence[Sequence[int]],
+                   stake: float = 1.0) -> tuple[Sequence[float], Sequence[int]]:
+    """The scores and ranks a match is read by (every margin, point, win and rating): its own, but
+    a forfeit's as the loss it is. A forfeit stores all-zero scores with the failing seat's side
+    last and every other side first (``cardarena.records.forfeit_outcome``); read so, a copy of the
+    failing bot on another side (``seats``: who holds each seat; ``teams``: the game's sides)
+    shared first place with the bots it was losing to, a draw its own play could not have made.
+    Counted here every side that holds a bot of the failing side ranks last and scores 0, every
+    other side first with ``stake`` (``forfeit_stake``: the widest margin the game's rules allow),
+    so against every other side each of the failing bot's sides loses by the widest margin, and
+    its copies tie only each other: no better than any play, its copies last."""
     if not outcome.reason.is_forfeit:
-        return outcome.scores
-    best = min(outcome.ranks)
-    return tuple(stake if r == best else 0.0 for r in outcome.ranks)
+        return outcome.scores, outcome.ranks
+    last = max(outcome.ranks)
+    failing = {seats[s] for s, r in enumerate(outcome.ranks) if r == last}
+    lost = {s for t in teams if any(seats[x] in failing for x in t) for s in t}
+    return (tuple(0.0 if s in lost else stake for s in range(len(seats))),
+            tuple(last if s in lost else 1 for s in range(len(seats))))
+
+
+def counted_scores(outcome: Any, stake: float = 1.0) -> Sequence[float]:
+    """``counted_result``'s scores with every seat a bot of its own: a forfeit's failing side
+    scores 0 and every other seat ``stake``."""
+    n = len(outcome.ranks)
+    return counted_result(outcome, range(n), [[s] for s in range(n)], stake)[0]
 
 
 def margin_of(outcome: Any, who: Sequence[int | None], stake: float = 1.0) -> float:
     """Bot A's mean score minus bot B's in one match (``who``: per seat 0 for A, 1 for B, None
-    for a seat of neither), from ``counted_scores`` (a forfeit's failing side at -``stake``, the
+    for a seat of neither), from ``counted_result`` (a forfeit's failing side at -``stake``, the
     game's widest margin: ``forfeit_stake``); ``arbiter evaluate``'s duplicate margin and the
     arena gate's. A forfeit by a seat of A's is -``stake`` whatever A's other seats' ranks (a
-    copy of the failing bot on another side still ranks first), by B's +``stake``, so no side of
-    copies gains by one copy forfeiting; by a third bot's seat, read by ranks as any match."""
-    if outcome.reason.is_forfeit:
-        failing = {who[s] for s, r in enumerate(outcome.ranks) if r == max(outcome.ranks)}
-        if 0 in failing or 1 in failing:
-            return -stake if 0 in failing else stake
-    scores = counted_scores(outcome, stake)
+    copy of the failing bot on another side still ranked first), by B's +``stake``, so no side of
+    copies gains by one copy forfeiting; by a third bot's seat, 0 (A and B both ranked first)."""
+    scores, _ = counted_result(outcome, who, [[s] for s in range(len(who))], stake)
     a = [scores[s] for s, w in enumerate(who) if w == 0]
     b = [scores[s] for s, w in enumerate(who) if w == 1]
     return sum(a) / len(a) - sum(b) / len(b)
 
 
 def side_results(teams: Sequence[Sequence[int]], scores: Sequence[float], ranks: Sequence[int]) -> list[tuple[float, float, int]]:
-    """Per side: (points in [0, 1], score margin, rank). A match's ``scores``: ``counted_scores``."""
+    """Per side: (points in [0, 1], score margin, rank). A match's ``scores`` and ``ranks``: ``counted_result``'s."""
     k = len(teams)
     side_score = [sum(scores[s] for s in t) / len(t) for t in teams]
     side_rank = [min(ranks[s] for s in t) for t in teams]
@@ -273,7 +284,7 @@ def compute_standings(
     stake: float = 1.0,
 ) -> Standings:
     """The table for these matches (any order; they are sorted by schedule index). ``stake``:
-    what a forfeit costs in the margins (``forfeit_stake`` of the game; the ratings read ranks)."""
+    what a forfeit costs in the margins (``forfeit_stake`` of the game); a forfeit read by ``counted_result``."""
     rows = sorted(rows, key=lambda r: r.idx)
     table: dict[str, StandingRow] = {b: StandingRow(0, b) for b in bots}
     cross: dict[str, dict[str, list[float]]] = {}
@@ -281,7 +292,7 @@ def compute_standings(
     parsed: list[_Parsed] = []
     k = len(teams)
     for row in rows:
-        res = side_results(teams, counted_scores(row.outcome, stake), row.outcome.ranks)
+        res = side_results(teams, *counted_result(row.outcome, row.seats, teams, stake))
         sides = sides_of(teams, row.seats)
         parsed.append((row, res, sides))
         best = min(r[2] for r in res)

@@ -34,7 +34,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from cardarena.games import ConfigError, Game
+from cardarena.games import ConfigError, Game, Outcome
 from cardarena.disclosure import OPEN, Counted, Disclosure
 from cardarena.records import MatchRecord
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
@@ -46,7 +46,7 @@ from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names
 from arbiter.store.db import MatchRow, Store, StoreError, run_holder
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
-from arbiter.rating.ratings import compute_standings, forfeit_stake, side_points
+from arbiter.rating.ratings import compute_standings, counted_result, forfeit_stake, side_points
 
 log = logging.getLogger(__name__)
 
@@ -176,19 +176,20 @@ class _Leader:
         self.points: dict[str, float] = {}
         self.count: dict[str, int] = {}
         self.rule, self.planned = rule, planned or {}
-        self.held: dict[Any, list[tuple[Sequence[str], Sequence[int]]]] = {}  # a deal's matches not counted yet
+        self.held: dict[Any, list[tuple[Sequence[str], Outcome]]] = {}  # a deal's matches not counted yet
 
-    def add(self, seats: Sequence[str], ranks: Sequence[int], deal: Any = None) -> None:
+    def add(self, seats: Sequence[str], outcome: Outcome, deal: Any = None) -> None:
         held = self.held.setdefault(deal, [])
-        held.append((seats, ranks))
+        held.append((seats, outcome))
         counted = self.rule.counted(held, lambda _: deal, {deal: self.planned.get(deal, 0)}).rows
         if counted:
             del self.held[deal]
-        for seats, ranks in counted:
-            self._count(seats, ranks)
+        for seats, outcome in counted:
+            self._count(seats, outcome)
 
-    def _count(self, seats: Sequence[str], ranks: Sequence[int]) -> None:
-        # partners score the same points in a match: one entry per side
+    def _count(self, seats: Sequence[str], outcome: Outcome) -> None:
+        # partners score the same points in a match: one entry per side; a forfeit as the table reads it
+        ranks = counted_result(outcome, seats, self.game.teams)[1]
         by_entry = {self.label.get(bot, bot): pts for bot, pts in side_points(self.game.teams, seats, ranks).items()}
         for entry, pts in by_entry.items():
             self.points[entry] = self.points.get(entry, 0.0) + pts
@@ -291,7 +292,7 @@ async def run_tournament(
     todo = [m for m in plan if m.idx not in done]
     leader = _Leader(game, spec.teams, spec.disclosure, collections.Counter((m.round, m.deal) for m in plan))
     for row in store.matches(tour.id, records=False):
-        leader.add(row.seats, row.outcome.ranks, _deal_of(row))
+        leader.add(row.seats, row.outcome, _deal_of(row))
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name,
                              venue=describe(where, spec.bot_sources, sources)))
@@ -316,7 +317,7 @@ async def run_tournament(
         store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
         stored.add(m.idx)
         finished += 1
-        leader.add(record.seat_names, record.outcome.ranks, (m.round, m.deal))
+        leader.add(record.seat_names, record.outcome, (m.round, m.deal))
         if on_progress:
             on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
 

@@ -7,6 +7,7 @@ loss by 1, so a bot about to lose a deal by 300 could crash to lose it by 1."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from types import SimpleNamespace as NS
 
@@ -15,6 +16,7 @@ import pytest
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import compute_standings, counted_scores, forfeit_stake, margin_of
 from cardarena.games import EndReason, Outcome, get_game
+from sdk import Bot
 
 CRASH_A = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_CRASH)  # seat 0 (A here) crashed: it lost
 A_BY_174 = Outcome((174.0, 0.0), (1, 2), EndReason.COMPLETED)
@@ -80,3 +82,52 @@ def test_a_forfeit_by_one_copy_costs_its_bot_the_whole_stake():
     assert margin_of(out, [0, 0, 1, 1], 380.0) == -380.0
     assert margin_of(out, [1, 1, 0, 0], 380.0) == 380.0
     assert margin_of(out, [0, None, 1, 1], 380.0) == 0.0  # a third bot failed: A and B both ranked first
+
+
+class CopyCrash(Bot):
+    """Hostile: plays at random in seats 0 and 1 and crashes at once in any later seat, so where it
+    holds several seats of a free for all one copy gives up while another plays on."""
+
+    name = "copy-crash"
+    games = ("*",)
+
+    def on_match_start(self, info):
+        super().on_match_start(info)
+        self.seat = info.seat
+
+    def choose(self, view, legal_actions):
+        if self.seat >= 2:
+            raise RuntimeError("this copy gives up")
+        return self.rng.choice(legal_actions)
+
+
+def test_a_copy_that_forfeits_leaves_its_bot_no_point_in_the_standings(tmp_path):
+    """Real matches (in process): a two-bot Spot tournament of four seats seats copies of one bot on
+    several sides. A forfeit ranked the failing seat's side alone last and every other side first,
+    so the failing bot's other copies shared first place with the bot it was losing to: a draw,
+    points and a Bradley-Terry tie where any play of its own, its copies last, is a loss (seen: 7
+    of its 12 matches drawn, every one by a crash). Every side of the failing bot counts as failed."""
+    from arbiter.store.db import Store
+    from arbiter.tournament.run import TournamentSpec, run_tournament, standings
+
+    spec = TournamentSpec(game="spot", bots=(f"copy={__name__}:CopyCrash", "heuristic"), options={"hands": 1}, deals=1,
+                          seed=3, name="copies")
+    said = []
+    with Store(tmp_path / "arena.db") as store:
+        rows = asyncio.run(run_tournament(spec, store, transport="inproc", on_progress=lambda p: said.append(p.leader)))
+    game = spec.validate_game()
+    assert sum(r.outcome.reason.is_forfeit and any(r.seats[s] == "copy" for s in range(4) if r.outcome.ranks[s] == 1)
+               for r in rows) >= 5  # a copy forfeited while another ranked first
+    st = standings(rows, game, True, ("copy", "heuristic"))
+    copy = next(r for r in st.rows if r.name == "copy")
+    assert (copy.wins, copy.draws, copy.losses) == (0, 0, len(rows))
+    assert st.cross("copy", "heuristic") == 0.0
+    # its points are at most those of its copies finishing last (k copies of n seats: (k - 1) / 2 / (n - 1))
+    last = sum((r.seats.count("copy") - 1) / 2 / (game.num_seats - 1) for r in rows)
+    assert copy.points == pytest.approx(last)
+    assert [r.name for r in st.rows] == ["heuristic", "copy"]
+    assert said[-1] == f"heuristic {100 * st.rows[0].score_rate:.0f}%"  # the progress line reads it alike
+    # the ladder reads a deal the same way (``deal_points``): the copies' side loses to heuristic
+    deals = matchmaking.deal_points([NS(deal=0, seats=r.seats, outcome=r.outcome) for r in rows], game.teams,
+                                    ["copy", "heuristic"], forfeit_stake(game))
+    assert deals[0]["copy"][0] < deals[0]["heuristic"][0]
