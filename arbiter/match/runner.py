@@ -609,10 +609,15 @@ class _Runner:
     def _verdict(self, asked: "_Asked", answer: Any) -> tuple[str, int]:
         """What is wrong with ``answer`` (the seat's Action, or the error it answered with):
         ("", ms) for an answer to play; else the kind of failure, for ``_settle``. An
-        answer in time is charged to the seat's bank here."""
-        if isinstance(answer, BaseException):
-            return "error", 0
+        answer in time is charged to the seat's bank here, a failed one too (a crash, a
+        malformed answer): under the default policy a seat that thought past the decision
+        limit and then failed kept its bank, time bought by failing that an action pays for."""
         ms = self._ms(asked.t0)
+        if isinstance(answer, BaseException):
+            decision_ms = self.config.clock.decision_ms
+            if decision_ms and ms > decision_ms:
+                self.bank_ms[asked.seat] = max(0, self.bank_ms[asked.seat] - (ms - decision_ms))
+            return "error", 0
         limit = asked.limit
         if limit is not None and ms > limit * 1000:  # answered, but after its deadline
             return "late", ms

@@ -11,7 +11,7 @@ from cardarena.games import EndReason
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.replay import ReplayError, verify_record
-from arbiter.match import ManualClock, SeatClient, run_match
+from arbiter.match import BotFailed, MalformedAction, ManualClock, SeatClient, run_match
 from bots.random_bot import RandomBot
 from sdk import Bot
 
@@ -252,6 +252,45 @@ def test_a_first_decision_out_of_time_says_the_set_up_runs_on_its_clock():
     assert record.incidents[0].detail == (
         "no answer within the decision limit (10 ms) plus the bank (10 ms left), used up (its first decision: the "
         "bot's per-match copy and on_match_start count too)")
+
+
+class SlowFailingSeat(SlowSeat):
+    """Hostile: takes ``ms`` per decision on the match's clock and answers its first by failing
+    (a malformed answer, then a crash of ``choose``), its later ones with a legal action."""
+
+    def __init__(self, ms: int, clock: ManualClock, failure: str):
+        super().__init__(ms, clock)
+        self.failure = failure
+        self.decisions = 0
+
+    async def decide(self, turn):
+        self.decisions += 1
+        if self.decisions > 1:
+            return await super().decide(turn)
+        self.clock.advance(self.ms / 1000)
+        if self.failure == "malformed":  # what the seats raise for one (the gRPC seat's, the in-process one's)
+            raise MalformedAction("'not an action'")
+        raise BotFailed("choose raised RuntimeError: thought long, gave up")
+
+
+@pytest.mark.parametrize("failure", ["malformed", "crash"])
+def test_a_failed_answer_spends_the_bank_as_a_legal_one_does(failure):
+    """Under the default policy a seat that thought past the decision limit and then failed (a
+    crash, a malformed answer) had the first legal action played for it and its bank untouched:
+    the bank was charged only for answers that were actions, so failing on purpose after a long
+    think (where the first legal action is the forced one, at no cost) bought time that playing
+    on would have paid for. 60 ms against a 10 ms limit and a 60 ms bank: the first (failed)
+    answer spends 50 of the bank, so the second, as slow, is late."""
+    clock = ManualClock()
+    config = MatchConfig(game="spades", seed=1, options=SPADES_ONE_DEAL, clock=Clock(decision_ms=10, bank_ms=60),
+                         policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=5))
+    seats = [SlowFailingSeat(60, clock, failure)] + [InProcessSeat(RandomBot()) for _ in range(3)]
+    record = asyncio.run(run_match(config, seats, clock=clock))
+    own = [a.forced for a in record.actions if a.seat == 0]
+    assert own[:2] == [failure, "timeout"]
+    # playing on (a legal first answer as slow) is charged the same: its second answer is late too
+    honest = play_timed(60, clock=Clock(decision_ms=10, bank_ms=60), policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=5))
+    assert [a.forced for a in honest.actions if a.seat == 0][:2] == ["", "timeout"]
 
 
 def test_timeouts_under_the_default_policy_play_on():
