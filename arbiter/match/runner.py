@@ -615,7 +615,7 @@ class _Runner:
         ms = self._ms(asked.t0)
         if isinstance(answer, BaseException):
             decision_ms = self.config.clock.decision_ms
-            if decision_ms and ms > decision_ms:
+            if decision_ms and ms > decision_ms and not isinstance(answer, TimeoutError):  # (late: ``_late`` spends it all)
                 self.bank_ms[asked.seat] = max(0, self.bank_ms[asked.seat] - (ms - decision_ms))
             return "error", 0
         limit = asked.limit
