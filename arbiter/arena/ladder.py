@@ -263,10 +263,7 @@ class ArenaSpec:
         """How a version submitted to it is checked: ``check_bot`` on this ladder's clock. The
         check's own default (2000 ms a decision) refused, at a ladder of 10 s a decision, a bot
         3 s a decision that every match here would have let play, and let one of 1.5 s into a
-        ladder of 500 ms, where it then forfeited until suspended. Without a per-decision limit
-        (0) the check keeps its own."""
-        if not self.decision_ms:
-            return check_bot
+        ladder of 500 ms, where it then forfeited until suspended."""
         return partial(check_bot, decision_ms=self.decision_ms, bank_ms=self.bank_ms)
 
     @property
@@ -359,6 +356,10 @@ class ArenaSpec:
         if len({len(t) for t in game.teams}) != 1:
             raise SpecError(f"game: {self.game} with these options has sides of different sizes; not supported")
         check_settings(self)  # every declared type, range and choice (deals, isolation, clock, failure...)
+        if not self.decision_ms:
+            raise SpecError("clock.decision_ms: a ladder needs a per-decision limit (0: none): without one a bot "
+                            "losing an encounter could think forever, and the encounter, cut off when the arena "
+                            "stops, would be abandoned, never counted (give milliseconds, e.g. 10000, the default)")
         self.where  # the transport and the cluster, read once (arbiter.batch.venue)
         if self.gate is None and (orphans := self._gate_settings_given()):
             raise SpecError(f"{', '.join(orphans)}: set, but there is no gate: the gate is on only with "

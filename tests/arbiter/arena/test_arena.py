@@ -1128,13 +1128,22 @@ def test_a_betting_gate_whose_bounds_leave_it_no_power_is_refused_before_authors
 def test_a_version_submitted_to_a_ladder_is_checked_on_the_ladders_clock():
     """The arena's Bots service checked submissions at the self-test's own 2000 ms a decision:
     a ladder of 10 s a decision refused a bot of 3 s, one of 500 ms let in a bot of 1.5 s that
-    then forfeited every match. The check is ``check_bot`` on the ladder's clock; with no
-    per-decision limit (0) its own."""
+    then forfeited every match. The check is ``check_bot`` on the ladder's clock."""
     from arbiter.batch.submissions import check_bot
 
     check = _spec(decision_ms=500, bank_ms=4000).submission_check()
     assert check.func is check_bot and check.keywords == {"decision_ms": 500, "bank_ms": 4000}, check
-    assert _spec(decision_ms=0).submission_check() is check_bot
+
+
+def test_a_ladder_without_a_per_decision_limit_is_refused():
+    """Found by the forfeit review: with decision_ms = 0 a bot losing an encounter (a remote one,
+    its author's own process) could hang it until the arena stopped, which abandons the encounter
+    uncounted: its loss, and its opponent's win, erased."""
+    with pytest.raises(SpecError, match=r"^clock\.decision_ms: a ladder needs a per-decision limit"):
+        _spec(decision_ms=0).validate()
+    with pytest.raises(SpecError, match=r"clock\.decision_ms: a ladder needs"):
+        arena_from_dict({"game": "spades", "clock": {"decision_ms": 0}})[0].validate()
+    _spec(decision_ms=1).validate()
 
 
 HALF_CRASHER = """
