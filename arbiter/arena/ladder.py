@@ -72,7 +72,7 @@ from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
-from arbiter.batch.submissions import RegistryCatalog, check_bot
+from arbiter.batch.submissions import RegistryCatalog, SubmissionCheck, check_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, TRANSPORTS, BotStartError
@@ -259,7 +259,7 @@ class ArenaSpec:
                 "and run your bot on your machine with it: ARENA_TOKEN=TOKEN python -m sdk --bot BOT --name NAME "
                 "--address HOST:PORT (this arbiter's address)")
 
-    def submission_check(self) -> Callable[[Path], Any]:
+    def submission_check(self) -> SubmissionCheck:
         """How a version submitted to it is checked: ``check_bot`` on this ladder's clock. The
         check's own default (2000 ms a decision) refused, at a ladder of 10 s a decision, a bot
         3 s a decision that every match here would have let play, and let one of 1.5 s into a
@@ -1383,7 +1383,7 @@ class _View:
 
 async def serve_submissions(db_path: str | os.PathLike, service: ServiceConfig,
                             tls: tuple[bytes, bytes] | None = None, insecure: bool = False,
-                            check: Callable[[Path], Any] | None = None,
+                            check: SubmissionCheck | None = None,
                             closed: str = "") -> tuple[RunningServer, auth.Credentials]:
     """The Bots service over the store's registry, behind the author tokens of the
     credentials file (issued for ``service.authors`` if missing), as ``arbiter serve``

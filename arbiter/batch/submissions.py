@@ -14,7 +14,7 @@ import re
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Coroutine
 
 from arbiter import metrics
 from arbiter.batch import vetcache
@@ -59,6 +59,7 @@ def check_bot(
     sandbox: sb.Sandbox | None = None,
     timeout: float = 120.0,
     fresh: bool = False,
+    abandoned: threading.Event | None = None,
 ) -> Report:
     """Check a bot without registering it: the sandboxed self-test, then matches refereed
     by this process.
@@ -76,10 +77,14 @@ def check_bot(
     A passing report of the same content, parameters and checking code is reused
     (``arbiter.batch.vetcache``; its ``reused_from`` says when it was made); ``fresh``
     runs the checks again.
+
+    ``abandoned`` (a remote submission's: set once its call has ended) stops the check where
+    it stands, as any run stops: cancelled (``_until_abandoned``), its processes killed, and
+    SubmissionAbandoned raised instead of a report.
     """
     with metrics.unmetered():  # its seats (candidate, random-1...) are no bots of the service's metrics
         def run() -> Report:
-            return _check_bot(path, positions, decision_ms, bank_ms, smoke, seed, sandbox, timeout)
+            return _check_bot(path, positions, decision_ms, bank_ms, smoke, seed, sandbox, timeout, abandoned)
 
         if sandbox is not None:  # a caller's own confinement: checked as asked, never reused
             return run()
@@ -89,14 +94,8 @@ def check_bot(
         return vetcache.checked(path, params, run, fresh)
 
 
-async def _over_the_wire(seconds: float, *args) -> Report:
-    """``_self_test_over_the_wire(*args)``, TimeoutError once ``seconds`` have passed."""
-    async with asyncio.timeout(seconds):
-        return await _self_test_over_the_wire(*args)
-
-
 def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_ms: int, smoke: bool, seed: int,
-               sandbox: sb.Sandbox | None, timeout: float) -> Report:
+               sandbox: sb.Sandbox | None, timeout: float, abandoned: threading.Event | None) -> Report:
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     try:
@@ -105,17 +104,60 @@ def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_m
         report = Report(str(path))
         report.add("contract", False, str(exc))
         return report
+    return _until_abandoned(_checked(path, manifest, positions, decision_ms, bank_ms, smoke, seed, box, timeout),
+                            abandoned)
+
+
+async def _checked(path: Path, manifest: Manifest | None, positions: int, decision_ms: int, bank_ms: int, smoke: bool,
+                   seed: int, box: sb.Sandbox, timeout: float) -> Report:
+    """The check as one run: the self-test, then (``smoke``) the arbiter's own matches."""
     if manifest is not None and manifest.runtime is not PYTHON:
         try:
-            report = asyncio.run(_over_the_wire(timeout, path, manifest, positions, decision_ms, bank_ms, box))
+            async with asyncio.timeout(timeout):
+                report = await _self_test_over_the_wire(path, manifest, positions, decision_ms, bank_ms, box)
         except TimeoutError:
             report = Report(str(path))
             report.add("self-test", False, overran(timeout, positions))
     else:
-        report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
+        report = await self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
     if report.ok and smoke:
-        asyncio.run(_verify(path, report, decision_ms, bank_ms, seed, box))
+        await _verify(path, report, decision_ms, bank_ms, seed, box)
     return report
+
+
+#: How often a check looks at its ``abandoned`` event (a ``threading.Event`` set in another
+#: thread, which the check's own event loop cannot await).
+ABANDONED_POLL_S = 0.1
+
+
+def _until_abandoned(check: Coroutine[Any, Any, Report], abandoned: threading.Event | None) -> Report:
+    """Run ``check`` to its report, unless ``abandoned`` is set first: then it is cancelled,
+    the one way a run stops (the self-test's process killed; the batch engine's matches
+    cancelled and their venue closed, its bot processes with it), and SubmissionAbandoned
+    is raised once it has stopped. The check ran on in its thread after its caller had gone,
+    to its end (a minute and more of bot processes), before the bot was left unregistered."""
+
+    async def run() -> Report:
+        task = asyncio.ensure_future(check)
+        if abandoned is None:
+            return await task
+
+        async def watch() -> None:
+            while not abandoned.is_set():
+                await asyncio.sleep(ABANDONED_POLL_S)
+            task.cancel()
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if task.cancelled() and abandoned.is_set():
+                raise SubmissionAbandoned("the check was stopped: its caller is gone") from None
+            raise
+        finally:
+            watcher.cancel()
+
+    return asyncio.run(run())
 
 
 #: The seats of a bot's vetting matches: the candidate, then random bots.
@@ -285,14 +327,22 @@ def _judged(game_name: str, seed: int, record: MatchRecord) -> Check:
                  f"at most {max(times, default=0)} ms")
 
 
-def check_submission(sub: Submission, check: Callable[[Path], Report] | None = None) -> Report:
-    """Write ``sub`` to a temporary folder and check it there (``check_bot`` by default)."""
+#: How a submission is checked: ``check(path, abandoned=EVENT)``, a report of the bot at
+#: ``path``; ``abandoned`` (None, or set once the submission's caller is gone) stops it
+#: (``check_bot``'s; a check of its own may ignore it).
+SubmissionCheck = Callable[..., Report]
+
+
+def check_submission(sub: Submission, check: SubmissionCheck | None = None,
+                     abandoned: threading.Event | None = None) -> Report:
+    """Write ``sub`` to a temporary folder and check it there (``check_bot`` by default;
+    ``abandoned`` handed to it)."""
     with tempfile.TemporaryDirectory(prefix="arena-submit-") as tmp:
         staged = materialize(sub, Path(tmp) / "bot")
         # the sandboxed bot (its own uid) must read its code
         for p in [Path(tmp), *Path(tmp).rglob("*")]:
             p.chmod(0o755 if p.is_dir() else 0o644)
-        report = (check or check_bot)(staged)
+        report = (check or check_bot)(staged, abandoned=abandoned)
         # the staged copy's folder is this machine's, not the author's: name the files as
         # the submission does (``bot.py:3: SyntaxError ...``). The folder the files were
         # written to, not ``staged``: a single file's is that file, not a folder its
@@ -352,15 +402,16 @@ def submit(
     name: str | None = None,
     version: str | None = None,
     author: str = "local",
-    check: Callable[[Path], Report] | None = None,
+    check: SubmissionCheck | None = None,
     public: bool = False,
     abandoned: threading.Event | None = None,
 ) -> tuple[BotVersion, Report]:
     """Check and register a bot; SubmissionRejected (with the report) if a check fails.
 
-    ``abandoned``, once set, leaves the bot unregistered (SubmissionAbandoned): a check runs
-    in a thread of its own, which a remote submission's call does not stop when it ends (its
-    author hung up, the arbiter stopped), and it registered the bot all the same.
+    ``abandoned``, once set, stops the check (``check_bot``'s: its processes killed) and
+    leaves the bot unregistered (SubmissionAbandoned): a check runs in a thread of its own,
+    which a remote submission's call does not stop when it ends (its author hung up, the
+    arbiter stopped); it ran on to its end and registered the bot all the same.
 
     ``name``: the registry name (``check_submitted_name``); None: the one the bot declares
     (``declared_name``), known once it is checked, as its version is.
@@ -389,7 +440,11 @@ def submit(
         may_take(name)
     if version:
         check_version(version)
-    report = check_submission(sub, check)
+    try:
+        report = check_submission(sub, check, abandoned)
+    except SubmissionAbandoned:
+        raise SubmissionAbandoned(f"{name or sub.entry}: the submission's call ended during its check, which was "
+                                  "stopped; nothing was registered") from None
     if not report.ok:
         failed = [c for c in report.checks if not c.ok]
         shown = name or str(report.bot.get("name") or sub.entry)
@@ -439,7 +494,7 @@ class RegistryCatalog:
     max_files = max(MAX_FILES, *(r.max_files for r in RUNTIMES.values()))
     max_bytes = max(MAX_BYTES, *(r.max_bytes for r in RUNTIMES.values()))
 
-    def __init__(self, registry: Registry | str | os.PathLike, check: Callable[[Path], Report] | None = None,
+    def __init__(self, registry: Registry | str | os.PathLike, check: SubmissionCheck | None = None,
                  closed: str = ""):
         """``closed``: why submissions are refused here (a remote division's arena: its bots
         connect, none is submitted), "" to take them."""

@@ -183,9 +183,10 @@ def serve(
         def on_stop(sig: signal.Signals) -> None:
             """The first Ctrl-C or SIGTERM stops the server gracefully; a second one, or the grace
             after the first running out (ARENA_STOP_GRACE_S), ends the process as the signal does
-            by default (``BoundedStop``, as ``arbiter arena``): a submission's check under way
-            (--bots-db) runs on in its thread, and the process waited for it after "arbiter
-            stopped", deaf to a second Ctrl-C, as long as the check took."""
+            by default (``BoundedStop``, as ``arbiter arena``). A submission's check under way
+            (--bots-db) is stopped with its call (it ran on in its thread, and the process
+            waited for it, deaf to a second Ctrl-C, as long as the check took); whatever could
+            still hold the stop (a bot's packages being installed) is bounded so."""
             if bounded.request(sig):
                 stop.set()
 

@@ -6,6 +6,7 @@ that follows it is refereed by the arbiter (``arbiter.batch.submissions``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -29,7 +30,7 @@ def overran(timeout: float, positions: int) -> str:
             f"fit in it: under {timeout / (2 * positions):.2g} s a decision on average, whatever the limit of one)")
 
 
-def self_test(
+async def self_test(
     path: str | os.PathLike,
     *,
     positions: int = 200,
@@ -38,7 +39,11 @@ def self_test(
     timeout: float = 120.0,
 ) -> Report:
     """Run the self-test of ``arbiter.hosting.botcheck`` on the bot at ``path``, confined
-    in ``sandbox``; its report (a failed one names what went wrong)."""
+    in ``sandbox``; its report (a failed one names what went wrong).
+
+    A coroutine, so that a check is one run, stopped as any run is: cancelled (a remote
+    submission whose caller is gone, ``arbiter.batch.submissions``), it kills the check's
+    process and its session at once, where a blocking wait ran it to its end."""
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     spec = box.code_path(path)
@@ -61,11 +66,16 @@ def self_test(
     env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}
     launch = box.prepare(argv, code=[path], env=env, needs_arbiter=False, system=system)
     try:
-        proc = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout, start_new_session=True)
-        lines = [ln for ln in proc.stdout.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
+        proc = subprocess.Popen(launch.argv, env=launch.env, cwd=launch.cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    except BaseException:
+        sb.cleanup(launch.workdir)
+        raise
+    try:
+        stdout, stderr = await asyncio.to_thread(proc.communicate, timeout=timeout)
+        lines = [ln for ln in stdout.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
         if not lines:
-            tail = box.to_host(proc.stderr.decode("utf-8", "replace"), [path]).strip().splitlines()[-8:]
+            tail = box.to_host(stderr.decode("utf-8", "replace"), [path]).strip().splitlines()[-8:]
             report.add("self-test", False, f"the check process ended (code {proc.returncode}) without a report: " + " | ".join(tail))
             return report
         report = Report.from_dict(json.loads(lines[-1]))
@@ -79,5 +89,8 @@ def self_test(
         report.add("self-test", False, f"unreadable report: {exc}")
         return report
     finally:
+        # out of time, or cancelled: the process and its session (a bot's own children too);
+        # its communicate then ends, the pipes closed
+        sb.kill_tree(proc)
         sb.cleanup(launch.workdir)
     return report

@@ -61,7 +61,8 @@ class BotCatalog(Protocol):
     def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str,
                abandoned: threading.Event | None = None) -> Any:
         """Check and register; CatalogError if refused. Run in a thread, which the call's end
-        does not stop: once ``abandoned`` is set, nothing is registered."""
+        does not stop: ``abandoned`` is set when it ends, and then the check stops and nothing
+        is registered (the service waits for it to stop)."""
 
     def remove(self, name: str, version: str | None, author: str) -> int: ...
 
@@ -166,10 +167,24 @@ class BotsServicer(bpb_grpc.BotsServicer):
                                         "(arbiter credentials revoke); nothing was registered")
                 log.info("checking submission %s from %s (%d files, %d bytes)", header.name[:80], author, len(files), total)
                 abandoned = threading.Event()
+                check = asyncio.ensure_future(asyncio.to_thread(
+                    cat.submit, {p: bytes(d) for p, d in files.items()}, header.entry or ENTRY, header.name,
+                    header.version, author, abandoned))
                 try:
-                    v = await asyncio.to_thread(cat.submit, {p: bytes(d) for p, d in files.items()}, header.entry or ENTRY,
-                                                header.name, header.version, author, abandoned)
-                finally:  # a check that outlives this call (its caller hung up, the arbiter stopped) registers nothing
+                    v = await asyncio.shield(check)
+                except asyncio.CancelledError:
+                    # This call ended (its caller hung up, the arbiter stopped) during the check:
+                    # the check stops (its processes killed) and registers nothing. Its turn is
+                    # held until it has stopped: one check at a time, an abandoned one too.
+                    abandoned.set()
+                    (ended,) = await asyncio.gather(check, return_exceptions=True)
+                    if isinstance(ended, BaseException):
+                        log.info("the call of submission %s from %s ended during its check: the check stopped, "
+                                 "nothing was registered", header.name[:80], author)
+                    else:  # registered in the moment before its call ended
+                        log.info("registered %s %s for %s, whose call ended as it was", ended.name, ended.version, author)
+                    raise
+                finally:  # a check that outlives this call registers nothing
                     abandoned.set()
         except CatalogError as exc:
             await self._fail(exc, context)

@@ -4,6 +4,7 @@ In this process (typer's runner, the harness): no bot process is started here.""
 
 from __future__ import annotations
 
+import asyncio
 import textwrap
 from pathlib import Path
 
@@ -203,7 +204,7 @@ def test_a_self_test_out_of_time_says_how_fast_its_answers_had_to_be(tmp_path):
                 time.sleep(0.05)
                 return legal_actions[0]
         """))
-    report = self_test(bot, positions=200, decision_ms=2000, timeout=2)
+    report = asyncio.run(self_test(bot, positions=200, decision_ms=2000, timeout=2))
     (check,) = report.checks
     assert not check.ok and "answers too slow together" in check.detail and "under 0.005 s a decision" in check.detail, check
 

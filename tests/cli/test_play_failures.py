@@ -88,7 +88,7 @@ def test_play_infers_the_players_keeps_the_match_and_takes_registered_bots(tmp_p
     from arbiter.batch.submissions import submit
 
     with reg.Registry(db) as r:
-        submit(r, folder, "mybot", "1.0", check=lambda p: _passing(p))
+        submit(r, folder, "mybot", "1.0", check=lambda p, abandoned: _passing(p))
     proc = run_in_process("play", "spite-and-malice", "mybot@1.0", f"{folder}/", "--seed", "4", "-o", "payoff_size=5",
                           "--db", str(db))
     assert proc.returncode == 0, proc.stderr

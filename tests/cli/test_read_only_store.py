@@ -247,7 +247,7 @@ def test_submitting_to_a_read_only_store_says_so(stores, tmp_path):
         for db in (stores.read_only_file, stores.read_only_dir):
             with pytest.raises(RegistryError, match="read-only"):
                 with Registry(db) as reg:
-                    submit(reg, sub, "other", "2.0", check=lambda path: _Checked())
+                    submit(reg, sub, "other", "2.0", check=lambda path, abandoned: _Checked())
 
 
 class _Checked:

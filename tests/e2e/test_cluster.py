@@ -38,7 +38,7 @@ def register_good(tmp_path: Path, db: Path) -> str:
     folder = write_bot(tmp_path / "good", GOOD, HELPER)  # the registry tests' two-module bot
     report = check_bot(folder, positions=5, smoke=False)
     with reg.Registry(db) as r:
-        v, _ = submit(r, folder, "good", check=lambda p: report)
+        v, _ = submit(r, folder, "good", check=lambda p, abandoned: report)
     return f"good@{v.version}"
 
 

@@ -161,16 +161,16 @@ def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_pa
         assert not (v.path / "bot.py").stat().st_mode & 0o222  # read-only
         assert r.verify(v)
         # the same content again: idempotent; other content under the same version: refused
-        again, _ = submit(r, folder, "good", check=lambda p: report)
+        again, _ = submit(r, folder, "good", check=lambda p, abandoned: report)
         assert again == v
         (folder / "helper.py").write_text("def pick(rng, xs):\n    return xs[-1]\n")
         with pytest.raises(reg.RegistryError, match="immutable"):
-            submit(r, folder, "good", check=lambda p: report)
-        v2, _ = submit(r, folder, "good", version="2.2", check=lambda p: report)
+            submit(r, folder, "good", check=lambda p, abandoned: report)
+        v2, _ = submit(r, folder, "good", version="2.2", check=lambda p, abandoned: report)
         assert v2.content_hash != v.content_hash and [x.version for x in r.versions("good")] == ["2.1", "2.2"]
         # another author may not touch it
         with pytest.raises(reg.RegistryError, match="another author"):
-            submit(r, folder, "good", version="9", author="mallory", check=lambda p: report)
+            submit(r, folder, "good", version="9", author="mallory", check=lambda p, abandoned: report)
         with pytest.raises(reg.RegistryError, match="another author"):
             r.remove("good", author="mallory")
     tables = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -182,10 +182,10 @@ def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_pa
         # by them): other content under it is refused, even once the name is free; the same files
         # may come back
         with pytest.raises(reg.RegistryError, match="was registered with other content and removed"):
-            submit(r, folder, "good", version="2.1", check=lambda p: report)
+            submit(r, folder, "good", version="2.1", check=lambda p, abandoned: report)
         with pytest.raises(reg.RegistryError, match="was registered with other content and removed"):
-            submit(r, folder, "good", version="2.1", author="mallory", check=lambda p: report)
-        assert submit(r, folder, "good", version="2.2", check=lambda p: report)[0].content_hash == v2.content_hash
+            submit(r, folder, "good", version="2.1", author="mallory", check=lambda p, abandoned: report)
+        assert submit(r, folder, "good", version="2.2", check=lambda p, abandoned: report)[0].content_hash == v2.content_hash
 
 
 @pytest.mark.e2e
@@ -208,7 +208,7 @@ def test_a_failing_bot_is_not_registered(tmp_path):
 def test_a_tampered_copy_is_detected(tmp_path):
     with reg.Registry(tmp_path / "a.sqlite") as r:
         report = check_bot(TEMPLATE, positions=5, smoke=False)
-        v, _ = submit(r, TEMPLATE, "tmpl", check=lambda p: report)
+        v, _ = submit(r, TEMPLATE, "tmpl", check=lambda p, abandoned: report)
         target = v.path / "bot.py"
         target.chmod(0o644)
         target.write_text(target.read_text() + "\n# changed\n")

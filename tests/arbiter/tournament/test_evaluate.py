@@ -689,7 +689,7 @@ def test_a_registered_bot_is_evaluated_from_the_store_it_was_submitted_to(tmp_pa
     (folder / "bot.py").write_text("from sdk import Bot\n\n\nclass MyBot(Bot):\n    name = 'mybot'\n\n"
                                    "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
 
-    def passing(path):
+    def passing(path, abandoned):
         report = Report(str(path))
         report.add("import", True, "")
         report.bot = {"name": "mybot", "version": "1.0", "games": ["*"], "deterministic": True}
