@@ -528,6 +528,8 @@ def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_jo
         cluster.add_worker()
         _, stderr = run.communicate(timeout=120)
     assert run.returncode == 0, stderr
+    # the cluster's close ended its worker and scheduler: neither waited out its 10 s and was killed
+    assert [p.returncode for p in (cluster.workers[-1], cluster.scheduler)] == [0, 0]
     assert stderr.count("left the cluster; the matches it had not returned run again on the others") == 2, stderr
     assert f"no workers left on the cluster at {cluster.address}: the matches wait until one joins" in stderr, stderr
     assert sorted(_stored(db, "left")) == list(range(8))
