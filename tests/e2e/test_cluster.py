@@ -518,15 +518,30 @@ def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_jo
         run = subprocess.Popen(
             [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,{slow}",
              "-o", "deals=1", "--deals", "4", "--seed", "6", "--name", "left", "--db", str(db), "--quiet",
-             "--cluster", cluster.address], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             "--cluster", cluster.address], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        said: list[str] = []
+        none_left = threading.Event()
+
+        def read() -> None:  # the driver's words as it says them
+            for line in run.stderr:
+                said.append(line)
+                if "no workers left on the cluster" in line:
+                    none_left.set()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         deadline = time.monotonic() + 90
         while not _stored(db, "left") and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         for worker in cluster.workers:
             worker.kill()
-        time.sleep(3)  # the driver's look at the workers, every second
+        # the driver's look at the workers (every second) finds none: then one joins (a
+        # sleep of 3 s stood for that look)
+        assert none_left.wait(60), "".join(said)
         cluster.add_worker()
-        _, stderr = run.communicate(timeout=120)
+        run.wait(120)
+        reader.join(10)
+        stderr = "".join(said)
     assert run.returncode == 0, stderr
     # the cluster's close ended its worker and scheduler: neither waited out its 10 s and was killed
     assert [p.returncode for p in (cluster.workers[-1], cluster.scheduler)] == [0, 0]
