@@ -92,8 +92,10 @@ def _ended(pids: list[int], within: float) -> list[int]:
     return left
 
 
-def _kill(pids: list[int]) -> None:
-    for pid in pids:  # a check outside bwrap does not die with the server
+def _kill(server: int, pids: list[int]) -> None:
+    """Those of ``pids`` still under ``server`` (a check outside bwrap does not die with the
+    server), before it stops: a pid no longer ours may be another's process by now."""
+    for pid in set(pids) & set(_descendants(server)):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -125,8 +127,8 @@ def test_a_stop_ends_a_server_that_checks_a_submission_and_its_check(tmp_path, m
         with Registry(tmp_path / "arena.sqlite", read_only=True) as registry:
             assert registry.versions() == []
     finally:
+        _kill(s.proc.pid, checks)
         stop_serve(s)
-        _kill(checks)
 
 
 def test_a_submission_whose_caller_hung_up_during_its_check_is_not_registered(tmp_path):
@@ -161,5 +163,5 @@ def test_a_submission_whose_caller_hung_up_during_its_check_is_not_registered(tm
         listed = run_in_process("bots", "list", "--server", s.address, "--token", token)
         assert listed.returncode == 0 and "slow" not in listed.stdout, listed
     finally:
+        _kill(s.proc.pid, checks)
         stop_serve(s)
-        _kill(checks)
