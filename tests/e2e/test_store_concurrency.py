@@ -36,18 +36,25 @@ print("kept", flush=True)
 """
 
 
-def _together(commands: list[list[str]]) -> list[subprocess.CompletedProcess]:
-    """Run the children, each released once every one of them said it is ready."""
+def _together(commands: list[list[str]], rounds: int = 1) -> list[subprocess.CompletedProcess]:
+    """Run the children, each released once every one of them said it is ready; ``rounds``
+    times, for children that say "ready" once a round (their other lines are their stdout)."""
     procs = [subprocess.Popen(c, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for c in commands]
+    said: dict[subprocess.Popen, str] = {p: "" for p in procs}
     try:
-        for p in procs:
-            assert p.stdout is not None and p.stdout.readline().strip() == "ready", p.communicate(timeout=60)
-        for p in procs:
-            assert p.stdin is not None
-            p.stdin.write("go\n")
-            p.stdin.flush()
-        return [subprocess.CompletedProcess(p.args, p.wait(timeout=120), *p.communicate(timeout=60)) for p in procs]
+        for _ in range(rounds):
+            for p in procs:
+                assert p.stdout is not None
+                while (line := p.stdout.readline()) and line.strip() != "ready":
+                    said[p] += line
+                assert line, (said[p], p.communicate(timeout=60))
+            for p in procs:
+                assert p.stdin is not None
+                p.stdin.write("go\n")
+                p.stdin.flush()
+        done = [(p, p.wait(timeout=120), *p.communicate(timeout=60)) for p in procs]
+        return [subprocess.CompletedProcess(p.args, code, said[p] + out, err) for p, code, out, err in done]
     finally:
         for p in procs:
             if p.poll() is None:
@@ -135,27 +142,29 @@ def test_a_removal_killed_half_way_through_deleting_the_copy_leaves_the_same_con
     assert files == _folder_bot().files
 
 
-#: A child that adds ``other 1`` (the same files as ``mine 1``) once told to go.
+#: A child that adds ``other 1`` (the same files as ``mine 1``) to each store once told to go.
 _ADDER = """
 import sys
 from tests.e2e.test_store_concurrency import _folder_bot, _report
 from arbiter.store.registry import Registry
-with Registry(sys.argv[1]) as registry:
-    print("ready", flush=True)
-    sys.stdin.readline()
-    registry.add("other", "1", _folder_bot(), _report("other", "1"), "bob")
-print("kept", flush=True)
+for db in sys.argv[1:]:
+    with Registry(db) as registry:
+        print("ready", flush=True)
+        sys.stdin.readline()
+        registry.add("other", "1", _folder_bot(), _report("other", "1"), "bob")
+    print("kept", flush=True)
 """
 
-#: A child that removes ``mine 1`` once told to go.
+#: A child that removes ``mine 1`` from each store once told to go.
 _REMOVE = """
 import sys
 from arbiter.store.registry import Registry
-with Registry(sys.argv[1]) as registry:
-    print("ready", flush=True)
-    sys.stdin.readline()
-    registry.remove("mine", "1", "alice")
-print("kept", flush=True)
+for db in sys.argv[1:]:
+    with Registry(db) as registry:
+        print("ready", flush=True)
+        sys.stdin.readline()
+        registry.remove("mine", "1", "alice")
+    print("kept", flush=True)
 """
 
 
@@ -166,14 +175,17 @@ def test_a_copy_added_while_another_version_of_its_content_is_removed_is_kept(tm
     transaction, so it could delete the copy the other had just registered."""
     from arbiter.store.registry import Registry, lookup
 
-    for attempt in range(8):
-        db = tmp_path / f"a{attempt}.sqlite"
+    # eight tries of the race, each on a store of its own, by the same two processes (their
+    # sixteen starts were most of the test's time)
+    dbs = [str(tmp_path / f"a{attempt}.sqlite") for attempt in range(8)]
+    for db in dbs:
         Store(db).close()
         with Registry(db) as registry:
             registry.add("mine", "1", _folder_bot(), _report("mine", "1"), "alice")
-        done = _together([[sys.executable, "-c", _ADDER, str(db)], [sys.executable, "-c", _REMOVE, str(db)]])
-        for d in done:
-            assert d.returncode == 0 and d.stdout.strip() == "kept", d.stderr[-2000:]
+    done = _together([[sys.executable, "-c", _ADDER, *dbs], [sys.executable, "-c", _REMOVE, *dbs]], rounds=len(dbs))
+    for d in done:
+        assert d.returncode == 0 and d.stdout.split() == ["kept"] * len(dbs), d.stderr[-2000:]
+    for db in dbs:
         found, files = lookup(db, "other@1")  # RegistryError if its copy is gone
         assert files == _folder_bot().files
 
