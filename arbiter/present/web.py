@@ -167,12 +167,13 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
     """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
     the page's table, and its stored matches (all of them, for the list of matches: the table
     adds up only those ``counted_matches`` counts, whole deals while the tournament is closed)."""
+    spec = TournamentSpec.from_json(tour.spec)
+    game = spec.validate_game()  # a spec that cannot be read is this page's error (logged), not the store's
     with store.snapshot():  # the think times of the matches in the table, not of one stored since
         rows = store.matches(tour.id)
         counted = counted_matches(store, tour, rows)
         times = counted_think_times(store, tour, counted)
-    spec = TournamentSpec.from_json(tour.spec)
-    st = standings(counted.rows, spec.validate_game(), spec.duplicate, entrant_names(store, tour.id, spec.bots))
+    st = standings(counted.rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots))
     out = []
     shown = team_rows(st, spec.teams)  # one row per named partnership
     for d in shown:
