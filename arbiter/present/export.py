@@ -151,6 +151,9 @@ def margin_note(st: Standings) -> str:
                  "luck of the cards cancels; ± its standard error over the deals)")
         if any(r.dup_values and r.dup_se == 0 for r in st.rows):
             note += "; no spread: every deal alike, so no standard error to give (a sample without spread, not a certainty)"
+    if any(r.forfeits for r in st.rows):
+        note += (f"; a forfeit counts as a loss by {st.stake:g} for the side that failed, the widest margin the "
+                 "rules allow (no bot gains by forfeiting)")
     return note
 
 

@@ -245,6 +245,7 @@ class Standings:
     covariance: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)  # of the ratings, Elo²
     interval_df: int | None = None  # the intervals' degrees of freedom (None: the model's own variance)
     min_interval_deals: int = MIN_INTERVAL_DEALS  # fewer deals and no rating has an interval (``min_interval_deals``)
+    stake: float = 1.0  # what a forfeit costs its failing side in the margins (``forfeit_stake``)
 
     @property
     def too_few_deals(self) -> str:
@@ -369,7 +370,7 @@ def compute_standings(
     covariance = {a: {b: cov[i][j] for j, b in enumerate(names)} for i, a in enumerate(names)}
     ordered = sorted(table.values(), key=lambda s: (-(s.rating.value if s.rating else 0.0), -s.score_rate, -s.mean_margin, s.name))
     crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
-    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least)
+    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least, stake)
     for i, st in enumerate(ordered):
         st.rank = ordered[i - 1].rank if i and tied(ordered[i - 1], st) else i + 1
         if i + 1 < len(ordered) and st.rating is not None and ordered[i + 1].rating is not None:

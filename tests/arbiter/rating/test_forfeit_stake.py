@@ -131,3 +131,17 @@ def test_a_copy_that_forfeits_leaves_its_bot_no_point_in_the_standings(tmp_path)
     deals = matchmaking.deal_points([NS(deal=0, seats=r.seats, outcome=r.outcome) for r in rows], game.teams,
                                     ["copy", "heuristic"], forfeit_stake(game))
     assert deals[0]["copy"][0] < deals[0]["heuristic"][0]
+
+
+def test_the_standings_margin_note_says_what_a_forfeit_counts_when_there_is_one():
+    from arbiter.present.export import margin_note
+
+    crash_b = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_CRASH)  # seat 0 (b here) crashed
+    rows = [NS(idx=i, round=0, deal=0, table=0, rotation=i, seed=1, seats=s, outcome=o, incidents=inc)
+            for i, (s, o, inc) in enumerate(((("a", "b"), A_BY_174, ()),
+                                             (("b", "a"), crash_b, (NS(seat=0, kind="crash", detail="boom"),))))]
+    st = compute_standings(rows, [[0], [1]], bots=("a", "b"), stake=900.0)
+    assert st.stake == 900 and next(r for r in st.rows if r.name == "b").forfeits == 1
+    assert "a forfeit counts as a loss by 900 for the side that failed, the widest margin the rules allow" in margin_note(st)
+    calm = compute_standings(rows[:1], [[0], [1]], bots=("a", "b"), stake=900.0)
+    assert "forfeit" not in margin_note(calm)
