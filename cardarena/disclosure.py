@@ -27,7 +27,10 @@ says (a round robin plays each deal at every table of its round), never as the r
 so far suggest. The tables say so: "N deals of M counted; a deal counts once all its matches
 are in". Two reads around storing one match then differ only where that match completed a
 deal, and a deal complete is one no bot will see again. Once the batch is open (or for a
-batch whose deals do not come back) every stored match counts.
+batch whose deals do not come back) every stored match counts. The lists of a closed batch's
+matches ask the same answer (``Counted.counts``) of each match before they say how it ended
+and its incidents by seat (a forfeit's seat is its result): a match of a deal not yet counted
+is listed, its end withheld.
 
 A match of no batch (``arbiter play``, a person's match at ``/play``, a match started on
 ``arbiter serve``) or of a tournament without duplicate deals is open as soon as it is
@@ -53,7 +56,7 @@ its ratings, in one transaction: its ladder never counts a part of one.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 CLOSED_REASON = "its deals come back in matches still to be played"
@@ -124,8 +127,9 @@ class Disclosure:
         if not self.closed:
             return Counted(tuple(rows), len({deal_of(r) for r in rows}), len(planned) if planned else None, closed=False)
         stored = Counter(deal_of(r) for r in rows)
-        whole = {d for d, n in stored.items() if planned.get(d, 0) > 0 and n >= planned[d]}
-        return Counted(tuple(r for r in rows if deal_of(r) in whole), len(whole), len(planned), closed=True)
+        whole = frozenset(d for d, n in stored.items() if planned.get(d, 0) > 0 and n >= planned[d])
+        return Counted(tuple(r for r in rows if deal_of(r) in whole), len(whole), len(planned), closed=True,
+                       whole=whole, deal_of=deal_of)
 
     def require_match(self, match_id: str) -> None:
         """Withheld unless a match of this batch may be shown."""
@@ -174,12 +178,24 @@ class Counted:
         deals: the deals they play (while closed: the deals whole).
         planned: the deals of the batch's plan (None where it was not needed: nothing held back).
         closed: the batch is closed, so a deal counts only once all its matches are stored.
+        whole: while closed, the deals counted (``counts`` asks it of a match).
+        deal_of: while closed, a match's deal, as ``Disclosure.counted`` was given it.
     """
 
     rows: tuple[Any, ...]
     deals: int
     planned: int | None
     closed: bool
+    whole: frozenset = field(default=frozenset(), repr=False)
+    deal_of: Callable[[Any], Hashable] | None = field(default=None, repr=False, compare=False)
+
+    def counts(self, row: Any) -> bool:
+        """Whether the stored match ``row`` is counted: every match of an open batch; while
+        the batch is closed, one of a deal all of whose matches are in. What of one match's
+        end a list of matches may show while its batch is closed (how it ended, a forfeit,
+        its incidents by seat) is shown once it counts, as the standings' forfeits count it;
+        before, that would tell one seating's result while its deal is still to be played."""
+        return not self.closed or (self.deal_of is not None and self.deal_of(row) in self.whole)
 
     @property
     def note(self) -> str:

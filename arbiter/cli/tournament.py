@@ -527,7 +527,9 @@ def tournament_show(
     Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
     round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
     seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);
-    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes;
+    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes (ended and
+    incidents withheld while a duplicate one runs, until all the matches of the match's deal are in; --failures lists
+    only those);
     match id what arbiter replay and --match take. The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
     from arbiter.tournament.run import counted_matches, counted_think_times
@@ -545,7 +547,8 @@ def tournament_show(
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
-        times = _run(counted_think_times, store, tour, _run(counted_matches, store, tour, rows))
+        counted = _run(counted_matches, store, tour, rows)
+        times = _run(counted_think_times, store, tour, counted)
         seed_text = policy.seed_text(tour.spec.get("seed"), store.shown_seed(tour))
         verdict = store.verdict(tour.id)
     from arbiter.cli.layout import Column, console_width, fitted_table
@@ -597,7 +600,11 @@ def tournament_show(
         out.print(et, width=width)
         if times:
             out.print(f"{THINK_NOTE}.", highlight=False, width=width)
-    shown = [r for r in rows if r.incidents or r.outcome.reason.is_forfeit] if failures else rows
+    # how a match ended and its incidents are shown once it counts (cardarena.disclosure: while the tournament
+    # runs, once its deal is whole), as the standings' forfeits count it: a forfeit (or timeout) by seat read off a
+    # seating of a deal still to be played tells its result. --failures picks from those alone.
+    told = counted.counts
+    shown = [r for r in rows if told(r) and (r.incidents or r.outcome.reason.is_forfeit)] if failures else rows
     # The match id stays whatever the width: it is what `arbiter replay` and --match take.
     cols = [Column("#"), Column("round", drop=9), Column("deal", drop=6), Column("table", drop=8),
             Column("seating", drop=7), Column("seats", "left", wrap=True), Column("scores", "left", drop=2),
@@ -605,11 +612,12 @@ def tournament_show(
             Column("match id", "left")]
     cells = []
     for r in shown:
-        inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents)
+        inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents) if told(r) else "withheld"
+        ended = r.outcome.reason.value if told(r) else "withheld"
         if policy.matches:
-            result = (" ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), r.outcome.reason.value)
+            result = (" ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), ended)
         else:
-            result = ("withheld", "withheld", r.outcome.reason.value)
+            result = ("withheld", "withheld", ended)
         cells.append([str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), escape(" ".join(r.seats)), *result,
                       escape(inc), escape(r.match_id)])
     out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)", hint="widen the terminal"),
@@ -630,9 +638,12 @@ def tournament_show(
                       highlight=False, soft_wrap=True)  # a command to paste: no line break put inside a path
         else:
             out.print("the reasons open with the matches, when the tournament ends", highlight=False, width=width)
+    if failures and counted.closed:
+        out.print(f"{counted.note}: the failures of a deal not counted yet are listed once it counts", highlight=False,
+                  width=width)
     if not policy.matches:
-        out.print(f"each seating's result, seed and replay open when the tournament ends: {disclosure.CLOSED_REASON}",
-                  highlight=False, width=width)
+        out.print(f"each seating's result, seed and replay open when the tournament ends, and how a match ended and its "
+                  f"incidents once its deal counts: {disclosure.CLOSED_REASON}", highlight=False, width=width)
 
 
 def _show_match(tour, row, record, db: Path) -> None:

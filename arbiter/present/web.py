@@ -161,6 +161,7 @@ class PageStandings:
     cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
     method: str  # how the ratings were computed, shown under the table
     notes: list[tuple[str, str]] = field(default_factory=list)  # (id, sentence): the order, columns, scale
+    counted: disclosure.Counted | None = None  # the matches the table adds up (counted_matches): a match's end is shown once it counts
 
 
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandings, list[MatchRow]]:
@@ -193,7 +194,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
     method = RATING_METHOD
     verdict = store.verdict(tour.id)  # a stored evaluation's: its notes say it, as the CLI's and the exports' do
     info = {**tour.spec, "verdict": verdict and verdict.text, "counted": counted.to_json()}
-    return PageStandings(out, cross, method, standings_notes(st, info)), rows
+    return PageStandings(out, cross, method, standings_notes(st, info), counted), rows
 
 
 # --------------------------------------------------------------------------------------
@@ -382,15 +383,15 @@ _TOURNAMENT = """{% extends "base" %}
 {% endfor %}</tr>{% endfor %}</table></div>
 {% endif %}
 <h2>Matches</h2>
-{% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result: {{ closed_reason }}.</p>{% endif %}
+{% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result; how a match ended and its incidents are shown once its deal counts: {{ closed_reason }}.</p>{% endif %}
 {% if not rows %}<p id="no-matches">No match has finished yet{% if state == 'interrupted' %}: the run stopped before its first result{% elif not t.finished %}: they are listed here as they end{% endif %}.</p>{% endif %}
 <div class="wide" tabindex="0" role="region" aria-label="matches"{% if not rows %} hidden{% endif %}><table id="matches"{% if not rows %} hidden{% endif %}><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
 {% for m in rows %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}
-<td>{% if m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
+<td>{% if not counts(m) %}<span class="muted">withheld</span>{% elif m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
 {% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}
-{% if m.incidents %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
+{% if m.incidents and counts(m) %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
 {% endfor %}</table></div>
 </div>
 {% endblock %}
@@ -563,9 +564,9 @@ _TOURNAMENT_BOT = """{% extends "base" %}
 {{ s.wins|num }} won, {{ s.draws|num }} drawn, {{ s.losses|num }} lost{% if s.rating is not none %} · rating {{ '%.0f'|format(s.rating) }}{% endif %}
 {% if s.forfeits %} · <span class="pill bad" id="forfeit-count">{{ s.forfeits }} forfeit{{ '' if s.forfeits == 1 else 's' }}</span>{% endif %}{% endif %}</p>
 {% if counted %}<p class="muted small" id="counted">{{ counted }}</p>{% endif %}
-{% if forfeited %}<h2>Forfeits</h2><p class="muted small">Matches its side lost by a failure of its own; each replay shows the bot's last words (stderr).</p>
+{% if forfeited %}<h2>Forfeits</h2><p class="muted small">Matches its side lost by a failure of its own; {% if replays %}each replay shows the bot's last words (stderr){% else %}of the deals counted so far (their replays open when the tournament ends){% endif %}.</p>
 <div class="wide" tabindex="0" role="region" aria-label="forfeits"><table id="forfeits"><tr><th class="num">#</th><th>match</th><th>why</th></tr>
-{% for m, why in forfeited %}<tr class="forfeit"><td class="num">{{ m.idx }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td><td class="small">{{ why }}</td></tr>{% endfor %}
+{% for m, why in forfeited %}<tr class="forfeit"><td class="num">{{ m.idx }}</td><td>{% if replays %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% else %}{{ m.match_id }}{% endif %}</td><td class="small">{{ why }}</td></tr>{% endfor %}
 </table></div>{% elif s and s.forfeits %}<p class="muted small" id="forfeits-closed">Which matches: {{ closed_reason }}.</p>{% endif %}
 {{ costly }}
 </div>
@@ -591,10 +592,13 @@ def tournament_bot_page(store: Store, key: str, name: str) -> str:
     within = {m.match_id for m in rows if members & set(m.seats)}
     # its forfeits, as the standings count them (the last incident's seat is the one that failed),
     # and why: the page said only "0 won, 2 lost" of a bot that crashed in every match
-    forfeited = [(m, m.outcome.detail) for m in rows if m.outcome.reason.is_forfeit and m.incidents
-                 and m.seats[m.incidents[-1].seat] in members] if tour.disclosure.matches else []
+    # (those of the matches the table counts: while the tournament runs, of whole deals; their replays open at its end)
+    counts = st.counted.counts if st.counted is not None else (lambda m: tour.disclosure.matches)
+    forfeited = [(m, m.outcome.detail) for m in rows if counts(m) and m.outcome.reason.is_forfeit and m.incidents
+                 and m.seats[m.incidents[-1].seat] in members]
     return _env.get_template("tournament_bot").render(
         t=tour, name=name, s=s, running=tour.disclosure.running, forfeited=forfeited, counted=dict(st.notes).get("counted", ""),
+        replays=tour.disclosure.matches,
         closed_reason=disclosure.CLOSED_REASON, costly=inspector.costliest_html(store, sorted(members), within=within))
 
 
@@ -678,6 +682,7 @@ def tournament_page(store: Store, key: str) -> str:
         # early" alone)
         early=stopped_early_text(tour.done, tour.planned, tour.spec) if state == STOPPED_EARLY else "",
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed, incidents=incidents_text,
+        counts=st.counted.counts if st.counted is not None else (lambda m: policy.matches),
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),

@@ -216,3 +216,48 @@ def test_the_runs_progress_line_names_a_leader_only_from_whole_deals(played):
             assert p.leader == leader, (p.done, p.leader)
         leader = p.leader
     assert leader and sorted(seen.values()) == [6, 6]
+
+
+def _forfeit(path, idx: int, seat: int) -> None:
+    """Make the stored match ``idx`` a forfeit by ``seat`` (a timeout), as a run stores one."""
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE matches SET reason = 'forfeit_timeout', detail = ?, incidents = ?, decisions = 9 WHERE idx = ?",
+                   (f"seat {seat}: no answer within the decision limit (10 ms)",
+                    json.dumps([{"seat": seat, "kind": "timeout", "detail": "no answer within the decision limit (10 ms)"}]),
+                    idx))
+
+
+def lists(path) -> dict:
+    """Every list of a tournament's matches, as its readers show it: the web page's, each bot's
+    page, ``tournament show`` and ``tournament show --failures``."""
+    with Store(path, read_only=True) as store:
+        page = tournament_page(store, "rr")
+        bots = [tournament_bot_page(store, "rr", b) for b in ("random", "greedy", "r2")]
+    runner = CliRunner()
+    shows = [runner.invoke(app, ["tournament", "show", "rr", "--db", str(path), *extra], env={"COLUMNS": "400"})
+             for extra in ((), ("--failures",))]
+    assert all(s.exit_code == 0 for s in shows), [s.output for s in shows]
+    return {"page": _section(page, 'id="matches"', "</table>"), "bot pages": bots, "show": [s.stdout for s in shows]}
+
+
+def test_how_a_match_ended_is_shown_once_its_deal_counts(played, tmp_path):
+    """The lists of matches showed each stored match's end reason and its incidents by seat
+    while the tournament was closed, so a forfeit's loser (one seating's result) could be read
+    off while the deal's twin was still to be played (the bot page hid it). A forfeit in a
+    deal not whole now changes no list; one in a deal counted shows, as the standings' forfeits
+    column counts it."""
+    copy = running_copy(played, tmp_path, keep=range(7))  # deal 0 whole (matches 0-5), deal 1 in match 6 alone
+    before = lists(copy)
+    assert "withheld" in before["page"] and "completed" in before["page"]
+    _forfeit(copy, 6, 1)  # greedy's seat in match 6 (random, greedy, random, greedy)
+    assert lists(copy) == before
+    _forfeit(copy, 3, 1)  # deal 0, counted
+    after = lists(copy)
+    assert "forfeit_timeout" in after["page"] and "seat 1 timeout" in after["page"]
+    assert "forfeit_timeout" in after["show"][0] and "seat 1 timeout" in after["show"][0]
+    failures = after["show"][1]
+    assert re.search(r"^3 .*forfeit_timeout", failures, re.M) and not re.search(r"^6 ", failures, re.M)
+    assert "1 deal of 2 counted" in failures
+    seat = played[1][3].seats[1]
+    assert 'id="forfeits"' in after["bot pages"][("random", "greedy", "r2").index(seat)]
+    assert '<a href="/m/' not in after["bot pages"][("random", "greedy", "r2").index(seat)]  # replays open at the end
