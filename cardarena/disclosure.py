@@ -114,7 +114,8 @@ class Disclosure:
         """A match being played may be shown on a public page as its public table (what a
         spectator sees, no hidden card), ``LIVE_DELAY_S`` late. Not while the batch is
         closed: its public plays show the hands of a deal that comes back, and no delay
-        helps when the deal's twin is played later (only who plays and how far is shown)."""
+        helps when the deal's twin is played later (only who plays is shown, not how far: a count
+        of decisions read live tells each seat's think times and a match cut short)."""
         return self.matches
 
     def counted(self, rows: Sequence[Any], deal_of: Callable[[Any], Hashable],

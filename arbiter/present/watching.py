@@ -5,7 +5,10 @@ decisions played so far, from the arbiter's Spectate service with the run's spec
 token. Public facts only, as the one disclosure rule says (``Disclosure.live_tables``):
 each match's public table as it stood ``LIVE_DELAY_S`` ago (no hidden card; the spectator
 hub decides what a frame holds), and none at all while the tournament is closed (its
-deals come back in seatings still to be played); nothing when no run of it is going on."""
+deals come back in seatings still to be played): then only who plays, not how far (the
+count of decisions, read live, told when each seat answered, so its think times, which the
+standings count only over whole deals, and where a match stopped short of its deal's
+length: a forfeit, one seating's result); nothing when no run of it is going on."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ class Playing:
     match_id: str
     game: str
     seats: tuple[str, ...]
-    steps: int
+    steps: int | None  # the decisions played so far; None while the tournament is closed (who plays, not how far)
     table: Markup = Markup("")  # its public table as of ``shown`` decisions (not interactive); "" if none may be shown
     shown: int = 0  # the decisions the table shows (the delay keeps it behind ``steps``)
 
@@ -85,5 +88,5 @@ def now_playing(db: Path, tournament: str, policy: Disclosure, timeout: float = 
         if not m.running:
             continue
         table, upto = _table(address, token, m.match_id, m.steps, delay, versions or {}) if policy.live_tables else (Markup(""), 0)
-        shown.append(Playing(m.match_id, m.game, tuple(m.seat_names), m.steps, table, upto))
+        shown.append(Playing(m.match_id, m.game, tuple(m.seat_names), m.steps if policy.live_tables else None, table, upto))
     return shown

@@ -346,7 +346,7 @@ _TOURNAMENT = """{% extends "base" %}
 {% if early %}<br><span class="small" id="stopped-early">{{ early }}</span>{% endif %}
 {% if running and state != "interrupted" %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
-{% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
+{% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}{% if m.steps is not none %}: {{ m.steps }} decisions{% endif %}</span> {% endfor %}
 <span class="muted small">(watch it move: <code>arbiter watch --db {{ db|string|shell }}</code>)</span></p>
 {% if playing and closed %}<p class="muted small" id="tables-withheld">The tables are not shown while the tournament runs: {{ closed_reason }}.</p>
 {% elif playing %}<p class="muted small" id="tables-late">Each table as it stood {{ live_delay|round|int }} s ago (public cards only).</p>{% endif %}

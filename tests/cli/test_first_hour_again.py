@@ -197,8 +197,10 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
             assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
             assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
             # its deals come back in other seatings (duplicate, the default): the disclosure
-            # rule lets the page say who plays and how far, never show a table of the play
+            # rule lets the page say who plays, never how far (a count of decisions read live
+            # tells each seat's think times and a match cut short) nor show a table of the play
             assert 'id="tables-withheld"' in page and 'class="live-table"' not in page, page[-3000:]
+            assert " decisions</span>" not in page.split('id="now-playing"')[1][:2000], page[-3000:]
             # where the rule lets tables be shown, each is the public one as it stood the delay ago
             from arbiter.present.watching import now_playing
             from cardarena.disclosure import of_tournament
@@ -212,10 +214,12 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
                 return got
 
             open_rule = of_tournament("watched", finished=False, duplicate=False)
-            assert playing(of_tournament("watched", False, True), 0)[0].table == ""
+            closed = playing(of_tournament("watched", False, True), 0)[0]
+            assert closed.table == "" and closed.steps is None
             late = playing(open_rule, 3600)  # younger than the delay: nothing yet
             assert late and all(m.table == "" and m.shown == 0 for m in late), late
             now = playing(open_rule, 0, versions={"heuristic": "1.0"})
+            assert now[0].steps is not None
             live = str(now[0].table)  # the match's public table as it stands, its seats named bot@version
             assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
             assert 'heuristic@1.0 <span class="where">' in live and 'greedy <span class="where">' in live, live[:3000]
