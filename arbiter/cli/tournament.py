@@ -622,22 +622,22 @@ def tournament_show(
                       escape(inc), escape(r.match_id)])
     out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)", hint="widen the terminal"),
               width=console_width())
-    if failures and shown:  # what went wrong, in words: the reason, not only its kind
+    if failures and shown:  # what went wrong, in words: the reason, not only its kind (of the matches counted, as above)
+        for r in shown:
+            for i in r.incidents:
+                bot = r.seats[i.seat] if 0 <= i.seat < len(r.seats) else "?"
+                out.print(f"match {r.match_id} seat {i.seat} ({escape(bot)}) {escape(i.kind)}: {escape(i.detail)}",
+                          highlight=False, width=width)
+            if r.outcome.reason.is_forfeit and r.outcome.detail and not r.incidents:
+                out.print(f"match {r.match_id}: {r.outcome.reason.value}: {escape(r.outcome.detail)}",
+                          highlight=False, width=width)
         if policy.matches:
-            for r in shown:
-                for i in r.incidents:
-                    bot = r.seats[i.seat] if 0 <= i.seat < len(r.seats) else "?"
-                    out.print(f"match {r.match_id} seat {i.seat} ({escape(bot)}) {escape(i.kind)}: {escape(i.detail)}",
-                              highlight=False, width=width)
-                if r.outcome.reason.is_forfeit and r.outcome.detail and not r.incidents:
-                    out.print(f"match {r.match_id}: {r.outcome.reason.value}: {escape(r.outcome.detail)}",
-                              highlight=False, width=width)
             # this tournament of this store: without them, --match looks in the newest of arena.sqlite
             out.print(f"each bot's stderr: arbiter tournament show {escape(quote(tour.name))} --db {escape(quote(str(db)))} "
                       "--match MATCH_ID",
                       highlight=False, soft_wrap=True)  # a command to paste: no line break put inside a path
         else:
-            out.print("the reasons open with the matches, when the tournament ends", highlight=False, width=width)
+            out.print("each bot's stderr opens with the matches, when the tournament ends", highlight=False, width=width)
     if failures and counted.closed:
         out.print(f"{counted.note}: the failures of a deal not counted yet are listed once it counts", highlight=False,
                   width=width)

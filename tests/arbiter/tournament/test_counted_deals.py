@@ -257,7 +257,7 @@ def test_how_a_match_ended_is_shown_once_its_deal_counts(played, tmp_path):
     assert "forfeit_timeout" in after["show"][0] and "seat 1 timeout" in after["show"][0]
     failures = after["show"][1]
     assert re.search(r"^3 .*forfeit_timeout", failures, re.M) and not re.search(r"^6 ", failures, re.M)
-    assert "1 deal of 2 counted" in failures
+    assert "1 deal of 2 counted" in failures and re.search(r"seat 1 \(\w+\) timeout: no answer", failures), failures
     seat = played[1][3].seats[1]
     assert 'id="forfeits"' in after["bot pages"][("random", "greedy", "r2").index(seat)]
     assert '<a href="/m/' not in after["bot pages"][("random", "greedy", "r2").index(seat)]  # replays open at the end
