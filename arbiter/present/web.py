@@ -390,7 +390,7 @@ _TOURNAMENT = """{% extends "base" %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}
 <td>{% if not counts(m) %}<span class="muted">withheld</span>{% elif m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
-{% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}
+{% if counts(m) %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}
 {% if m.incidents and counts(m) %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
 {% endfor %}</table></div>
 </div>

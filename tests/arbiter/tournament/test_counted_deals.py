@@ -254,6 +254,7 @@ def test_how_a_match_ended_is_shown_once_its_deal_counts(played, tmp_path):
     _forfeit(copy, 3, 1)  # deal 0, counted
     after = lists(copy)
     assert "forfeit_timeout" in after["page"] and "seat 1 timeout" in after["page"]
+    assert "seat 1: no answer within the decision limit" in after["page"]  # its words, as the bot page and show say them
     assert "forfeit_timeout" in after["show"][0] and "seat 1 timeout" in after["show"][0]
     failures = after["show"][1]
     assert re.search(r"^3 .*forfeit_timeout", failures, re.M) and not re.search(r"^6 ", failures, re.M)
