@@ -16,7 +16,9 @@ every reporter does nothing):
 
 No label carries a secret or hidden information: labels are game names, bot names (public:
 they are in every standing), arena names, and values of closed sets (end reasons, incident
-kinds, entrant statuses). Never a token, a seed, a card or an action. Bot names are
+kinds, entrant statuses). Never a token, a seed, a card or an action. (Counts by bot move as each
+match ends, also in a batch the disclosure rule still closes: the operator's view, not a public one;
+README "Metrics".) Bot names are
 bounded: past ``MAX_BOTS`` distinct names (an ``--open`` server lets anyone pick one)
 further bots share the label ``OTHER``.
 
