@@ -465,7 +465,7 @@ def _worst_line(store, db: Path, result) -> str | None:
     if w is None:
         return None
     who = f"{result.bot_a} (bot A)" if result.bot_a == result.bot_b else result.bot_a  # a bot against itself: which copy
-    return (f"{who} lost most in deal {w.deal}, seating {w.rotation + 1} (margin {w.margin:+g}): "
+    return (f"{who} lost most in deal {w.deal}, seating {w.rotation} (margin {w.margin:+g}): "
             f"arbiter analyse {w.match_id} --seat {w.seat} --db {shlex.quote(str(db))} says which of its decisions cost it")
 
 

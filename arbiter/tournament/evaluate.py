@@ -196,7 +196,7 @@ class EvalResult:
         whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
         why = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items()))
         first = lost[0]
-        said = f"; the first in deal {first.deal}, seating {first.rotation + 1}: {first.detail}" if first.detail else ""
+        said = f"; the first in deal {first.deal}, seating {first.rotation}: {first.detail}" if first.detail else ""
         stake = forfeit_stake(get_game(self.game, self.options, self.preset))
         return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}){said}; a forfeit counts "
                 f"-{stake:g} for the side that failed and +{stake:g} for the other in the margin above (the widest "

@@ -273,7 +273,9 @@ def test_a_stored_evaluation_names_the_match_a_lost_most_and_the_analysis_that_s
     assert w.margin == min(m.margin for m in result.matches) < 0
     assert row.seats[w.seat] == "heuristic" and (row.deal, row.rotation) == (w.deal, w.rotation)
     line = " ".join(r.output.split())
-    assert f"heuristic lost most in deal {w.deal}, seating {w.rotation + 1} (margin {w.margin:+g})" in line
+    # numbered as `tournament show` and --json number the match (deal and seating from 0): it said
+    # "seating 1" for the row `tournament show` lists as seating 0, the other seating's match
+    assert f"heuristic lost most in deal {row.deal}, seating {row.seating} (margin {w.margin:+g})" in line
     command = line.split("lost most in deal", 1)[1].split("): ", 1)[1].split(" says which")[0]
     assert command == f"arbiter analyse {w.match_id} --seat {w.seat} --db {db}"
     analysed = CliRunner().invoke(app, [*shlex.split(command)[1:], "--samples", "2", "--to", "3"])
@@ -608,7 +610,8 @@ def test_forfeits_are_said_beside_the_margin_they_are_counted_in(tmp_path) -> No
                                  "--transport", "inproc", "--seed", "1"])
     assert r.exit_code == 0, r.output
     line = next((x for x in r.stdout.splitlines() if x.startswith("forfeits:")), None)
-    assert line.startswith(f"forfeits: 2 of 2 matches, all by {bot} (crash 2); the first in deal 0, seating 1: seat "), \
+    # deal and seating numbered from 0, as `tournament show` and --json number them (it said "seating 1")
+    assert line.startswith(f"forfeits: 2 of 2 matches, all by {bot} (crash 2); the first in deal 0, seating 0: seat "), \
         r.stdout  # and why: without --db the bot's own words were nowhere but in a hosted bot's lost stderr
     assert "choose raised RuntimeError: boom" in line, line
     assert line.endswith("; a forfeit counts -900 for the side that failed and +900 for the other in the margin above "
