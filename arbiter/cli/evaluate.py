@@ -53,7 +53,8 @@ def evaluate(
         "--seed", help="Deal seed: the same seed replays the same deals. Default: 0 for bots installed with the arbiter; "
                        "a secret one if a bot is not (a file, folder or registered bot could compute the deals of a "
                        "known seed): drawn at random, or with --db the seed of the same evaluation left "
-                       "unfinished there, resumed; printed at the end")] = None,
+                       "unfinished there (with --name: of the evaluation of that name), resumed; printed at the "
+                       "end")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "

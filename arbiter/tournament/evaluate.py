@@ -453,18 +453,23 @@ def evaluation_spec(
 def secret_seed(store: Store | None, name: str | None, fresh: bool, spec: Mapping[str, Any],
                 contents: Mapping[str, str]) -> tuple[int, str]:
     """A seed for an evaluation whose bots must not know it (``evaluate``'s ``seed`` None) and
-    where it came from: the seed of the latest evaluation in ``store`` with ``spec`` but for its
-    seed (and for a cap of fewer deals, which it extends), and the bot files' ``contents``, that is
-    unfinished (or is called ``name``), so that the same command resumes it ("resumed"); else a
-    new one ("drawn"; with ``fresh`` always)."""
+    where it came from: the seed of the evaluation called ``name`` in ``store``, whatever else it
+    stores (a run it cannot resume or extend is refused naming what the command changed, never a
+    seed it did not give); else of the latest one with ``spec`` but for its seed (and for a cap of
+    fewer deals, which it extends), and the bot files' ``contents``, that is unfinished, so that the
+    same command resumes it ("resumed"); else a new one ("drawn"; with ``fresh`` always)."""
+    if store is not None and not fresh and name is not None:
+        stored = store.stored_spec(name)
+        if stored is not None and "evaluate" in stored and isinstance(stored.get("seed"), int):
+            return stored["seed"], "resumed"
+        return secrets.randbits(62), "drawn"
     if store is not None and not fresh:
         for t in reversed(store.tournaments()):
             # its options as it stored them (``in_stored_form``), and a cap of deals no larger (extended)
             want = {k: v for k, v in in_stored_form(dict(spec), t.spec).items() if k not in ("seed", "deals")}
             kept = {k: v for k, v in t.spec.items() if k not in ("seed", "deals", "sd_auto", CONTENT_KEY)}
             fewer = isinstance(t.spec.get("deals"), int) and t.spec["deals"] <= spec["deals"]
-            ours = t.name == name if name is not None else t.finished is None
-            if ours and fewer and kept == want and t.spec.get(CONTENT_KEY, {}) == dict(contents) \
+            if t.finished is None and fewer and kept == want and t.spec.get(CONTENT_KEY, {}) == dict(contents) \
                     and isinstance(t.spec.get("seed"), int):
                 return t.spec["seed"], "resumed"
     return secrets.randbits(62), "drawn"

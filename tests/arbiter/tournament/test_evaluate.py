@@ -375,6 +375,32 @@ def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path
         assert alone.seed_source == "drawn" and alone.seed not in (cut2.spec["seed"], longer.seed)
 
 
+def test_a_named_evaluation_refused_on_a_secret_seed_names_what_the_command_changed(tmp_path) -> None:
+    """``--name`` with a secret seed, run again with settings that are not a resume or an extension
+    (fewer deals, another test, an edited bot file): the refusal named "seed" among the differences,
+    a seed the command never gave (a new one was drawn for it), beside the setting that changed."""
+    from arbiter.batch.settings import SpecError
+    from arbiter.rating.betting import BettingTest
+    from arbiter.store.db import Store, StoreError
+
+    kw = dict(options={"deals": 1}, transport="inproc")
+    with Store(tmp_path / "e.sqlite") as store:
+        evaluate("spades", "greedy", "random", deals=2, seed=None, store=store, name="mine", **kw)
+        with pytest.raises(StoreError, match=r"\(it differs in deals\);"):
+            evaluate("spades", "greedy", "random", deals=1, seed=None, store=store, name="mine", **kw)
+        with pytest.raises(StoreError, match=r"\(it differs in sprt\);"):
+            evaluate("spades", "greedy", "random", deals=2, seed=None, store=store, name="mine",
+                     sprt=BettingTest(0, 20, -900, 900), **kw)
+        bot = tmp_path / "mybot.py"
+        code = "from bots.greedy import GreedyBot\n\nclass Mine(GreedyBot):\n    name = 'mine'\n"
+        bot.write_text(code)
+        evaluate("spades", str(bot), "random", deals=1, seed=None, store=store, name="file", **kw)
+        bot.write_text(code + "# edited\n")
+        # the refusal for an edited bot, which a new seed hid behind "differs in bot_content..., seed"
+        with pytest.raises(SpecError, match=r"'file' in .* was played with other contents of .*mybot\.py \(edited since\)"):
+            evaluate("spades", str(bot), "random", deals=1, seed=None, store=store, name="file", **kw)
+
+
 def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
     # Spades with probes, a bot that forfeits every match: after "no luck to take out" the line
     # went on to price the probes' decisions at "1.00x the raw margin's (it does not pay)", 0 over 0
