@@ -317,7 +317,11 @@ def evaluate(
     luck_line = result.luck_summary()
     if luck_line:
         report.print(luck_line, highlight=False, soft_wrap=True, markup=False)
-    report.print(f"played: {result.venue}", highlight=False, soft_wrap=True, markup=False)
+    if result.played:
+        report.print(f"played: {result.venue}", highlight=False, soft_wrap=True, markup=False)
+    else:  # no venue opened: where its matches were played is the stored run's, not this command's --transport
+        report.print(f"played: none by this run, its {len(result.matches)} matches read from {db} as they were played "
+                     "there", highlight=False, soft_wrap=True, markup=False)
     if drawn:
         how = "drawn at random" if result.seed_source == "drawn" else f"that of {result.stored_as}, resumed"
         report.print(f"seed {result.seed} {how} (a bot not installed with the arbiter could compute the deals of a known "

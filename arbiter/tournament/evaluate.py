@@ -131,6 +131,7 @@ class EvalResult:
     sprt_state: SprtState | BettingState | None = None  # where the test stopped (None without a test)
     max_deals: int = 0  # the cap (``deals`` asked for)
     resumed: int = 0  # matches found in the store instead of played
+    played: int = 0  # matches this run played (0: every one counted was read from the store; ``venue`` unused)
     seed_source: str = ""  # with seed None: "drawn" (a new secret seed) or "resumed" (an unfinished evaluation's)
     stored_as: str | None = None  # the store's tournament name
     #: its deals when ``stored_as`` is an evaluation of more deals whose first ones were read (None:
@@ -707,6 +708,7 @@ def evaluate(
                         played = await start(stack)
                     if m is None:
                         new = True
+                        result.played += 1
                         p = await anext(played)
                         assert p.match.item == (d, r)
                         m = _margin(d, r, p.match.config.seed, who_of(p.match.seats, names[0]), p.record, stake)

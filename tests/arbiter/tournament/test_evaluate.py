@@ -57,6 +57,25 @@ def test_cli_prints_margin_and_standard_error() -> None:
     assert bad.exit_code == 2 and "nobot" in bad.output
 
 
+def test_a_run_that_plays_nothing_says_so_not_where_it_would_have_played(tmp_path) -> None:
+    """A run whose every match is read from --db (the same command again, or fewer --deals read
+    from a longer stored run) said "played: in process as asked: BOT ran in the arbiter's process"
+    (its --transport), though it opened no venue and the matches were played as the stored run
+    played them (hosted, say)."""
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spot", "heuristic", "random", "-o", "hands=1", "--seed", "1", "--db", str(db)]
+    first = CliRunner().invoke(app, [*args, "--deals", "2"])
+    assert first.exit_code == 0 and "played: in process (the default" in first.output, first.output
+    for deals, n in (("2", 4), ("1", 2)):  # resumed whole, then read from the longer one
+        again = CliRunner().invoke(app, [*args, "--deals", deals, "--transport", "grpc"])
+        assert again.exit_code == 0, again.output
+        lines = [x for x in again.output.splitlines() if x.startswith("played: ")]
+        assert lines == [f"played: none by this run, its {n} matches read from {db} as they were played there"], \
+            again.output
+    more = CliRunner().invoke(app, [*args, "--deals", "3"])  # an extension plays its new deal: said as before
+    assert more.exit_code == 0 and "played: in process (the default" in more.output, more.output
+
+
 # --------------------------------------------------------------------------------------
 # The sequential test, the store (resume) and the JSON export.
 
