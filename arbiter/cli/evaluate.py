@@ -94,8 +94,10 @@ def evaluate(
         Optional[str],
         typer.Option("--bounds", metavar="LO,HI", help="With --sequential betting: the least and most a deal's margin can "
                                                        "be (game units, under the options played); a deal outside is "
-                                                       "clipped. Derived without it for Spades with -o deals=N (one "
-                                                       "hand: -900,900) and single games of Spite and Malice (-1,1).")] = None,
+                                                       "clipped. Derived without it from the rules: the widest margin "
+                                                       "they allow under the options played, which a forfeit counts "
+                                                       "(one Spades hand: -900,900; a single game of Spite and Malice: "
+                                                       "-1,1); the output says them.")] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="With --sprt: chance of accepting H1 when the margin is M0.")] = 0.05,
     beta: Annotated[float, typer.Option("--beta", help="With --sprt: chance of accepting H0 when the margin is M1.")] = 0.05,
     min_deals: Annotated[
@@ -158,7 +160,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived from the rules of every game under the options played: one Spades hand -900..900, a single game of Spite and Malice -1..1, Spot's and longer matches as wide as their rules allow), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 

@@ -121,6 +121,22 @@ def test_known_bounds_hold_the_recorded_deals() -> None:
     assert all(lo <= m.margin <= hi for m in rec.matches)
 
 
+def test_evaluate_help_says_every_game_derives_its_bounds() -> None:
+    """Since Spot and Spite and Malice's series derive theirs, every game does under any options;
+    `arbiter evaluate --help` still said "derived for Spades with -o deals=N and single games of
+    Spite and Malice", so a Spot author gave --bounds the arbiter would have derived."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+    from cardarena.games import GAMES
+
+    for game in GAMES:
+        assert known_bounds(game) is not None, game
+    text = " ".join(CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "200"}).output.split())
+    assert "single games of Spite and Malice" not in text and "derived for Spades" not in text, text
+    assert "derived from the rules of every game" in text, text
+
+
 # --------------------------------------------------------------------------------------
 # Calibration by simulation (seeded; the large runs: python -m arbiter.tools.sequential)
 
