@@ -173,6 +173,7 @@ def evaluate(
     if deals is not None and not 1 <= deals <= MAX_DEALS:
         _run(_raise, UsageError(f"--deals must be from 1 to {MAX_DEALS}, got {deals}"))
     test = None
+    sequential_given = sequential is not None  # (--sd-bound's default, variance, is not a --sequential given)
     if sequential is None:
         sequential = "variance" if sd_bound is not None else "betting"
     if sprt is not None:
@@ -182,7 +183,7 @@ def evaluate(
         test = _run(_sprt, kind, sprt, alpha, beta, bounds, min_deals, sprt_model,
                     lambda: _run(known_bounds, game, options, preset), sd_bound, plan)
     else:  # a test's flags without the test were dropped without a word
-        given = [flag for flag, on in (("--sequential", sequential != "betting"), ("--bounds", bounds is not None),
+        given = [flag for flag, on in (("--sequential", sequential_given), ("--bounds", bounds is not None),
                                        ("--sd-bound", sd_bound is not None), ("--alpha", alpha != 0.05),
                                        ("--beta", beta != 0.05), ("--min-deals", min_deals is not None),
                                        ("--sprt-model", sprt_model != "glr")) if on]

@@ -466,6 +466,9 @@ def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
     (["--sprt-model", "normal"], "need --sprt"),
     (["--min-deals", "5"], "need --sprt"),
     (["--alpha", "0.1"], "need --sprt"),
+    # the flag given, alone: --sd-bound's default --sequential (variance) was named as given too
+    (["--sd-bound", "10"], "error: --sd-bound: the sequential test's settings need --sprt"),
+    (["--sequential", "normal"], "error: --sequential: the sequential test's settings need --sprt"),
 ])
 def test_cli_names_the_flag_that_is_wrong(bad, message) -> None:
     r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--deals", "3", *bad])
