@@ -304,9 +304,14 @@ def evaluate(
     # the report on stdout, or on stderr when the JSON goes there (--json -: stdout is the JSON alone)
     report = err if is_stdout(json_path) else out
     if result.read_of is not None:  # a stored evaluation of more deals: its first ones are these, read
-        report.print(f"read from {result.stored_as} in {db} (its first {result.max_deals} of {result.read_of} deals, the "
-                     f"same seed): {result.resumed} matches, none played, nothing of it changed",
-                     highlight=False, markup=False, soft_wrap=True)
+        if result.read_held < result.read_of:  # its test stopped it: the deals past its decision were never played
+            first = "the" if result.max_deals >= result.read_held else f"its first {result.max_deals} of the"
+            held = (f"{first} {result.read_held} deals its sequential test stopped it after (of {result.read_of} "
+                    "planned), the same seed")
+        else:
+            held = f"its first {result.max_deals} of {result.read_of} deals, the same seed"
+        report.print(f"read from {result.stored_as} in {db} ({held}): {result.resumed} matches, none played, nothing of "
+                     "it changed", highlight=False, markup=False, soft_wrap=True)
     elif result.resumed:
         report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
@@ -346,7 +351,8 @@ def evaluate(
     se = "-" if result.margin.no_spread is not None else f"{result.stderr:.3f}"  # one deal, or all alike: none
     report.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
-        kept = "stored" if result.read_of is None else f"its {result.read_of} deals"
+        kept = "stored" if result.read_of is None else f"its {result.read_held} deals" + (
+            f" (of {result.read_of} planned: its test stopped it)" if result.read_held < result.read_of else "")
         report.print(f"{kept} in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(shlex.quote(result.stored_as))} "
                      f"--db {escape(shlex.quote(str(db)))}[/] reads it",
                      highlight=False, soft_wrap=True)  # the command stays on one line, to copy

@@ -137,6 +137,9 @@ class EvalResult:
     #: its deals when ``stored_as`` is an evaluation of more deals whose first ones were read (None:
     #: the run's own, resumed, extended or new): nothing was played, nothing of it written
     read_of: int | None = None
+    #: with ``read_of``: the deals that evaluation holds whole (fewer than ``read_of`` when its
+    #: sequential test stopped it early: it never played the rest)
+    read_held: int = 0
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
     #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
@@ -657,6 +660,8 @@ def evaluate(
         stored = _stored_margins(store, tid, game, opts, preset, names[0])
         stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
         result.resumed = sum(1 for (d, _) in stored if d < deals)
+        if result.read_of is not None:
+            result.read_held = sum(1 for (d, r) in stored if r == 0 and (d, 1) in stored)
 
     def save(m: PlannedMatch, record: MatchRecord) -> None:
         # called in plan order, for a match the test still counts: one past its decision is never saved

@@ -117,3 +117,19 @@ def test_the_cli_says_a_shorter_run_was_read_from_a_longer_one(tmp_path) -> None
     text = " ".join(fewer.output.split())
     assert fewer.exit_code == 0 and "(its first 2 of 3 deals, the same seed): 4 matches, none played" in text, text
     assert "matches 4" in text and "its 3 deals in" in text, text
+
+
+def test_a_shorter_run_read_from_one_its_test_stopped_counts_the_deals_it_holds(tmp_path) -> None:
+    """A stored evaluation its sequential test stopped early (15 of its 40 deals) holds 15 deals;
+    a run of 20 read from it said "(its first 20 of 40 deals ...)" and "its 40 deals in DB",
+    deals never played, beside "matches 30"."""
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--sprt", "0,50", "--db", str(db)]
+    decided = CliRunner().invoke(app, [*args, "--deals", "40"])
+    assert decided.exit_code == 0 and "H1 accepted after 15 deals" in decided.output, decided.output
+    for deals, first in (("20", "the 15"), ("10", "its first 10 of the 15")):
+        read = CliRunner().invoke(app, [*args, "--deals", deals])
+        text = " ".join(read.output.split())
+        assert read.exit_code == 0, read.output
+        assert f"({first} deals its sequential test stopped it after (of 40 planned), the same seed): " in text, text
+        assert "its 15 deals (of 40 planned: its test stopped it) in" in text and "of 40 deals" not in text, text
