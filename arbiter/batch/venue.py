@@ -143,7 +143,7 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
             except ValueError:
                 raise VenueError(f"{field}: expected {', '.join([*known, AUTO])}, got {text!r}") from None
     if where.kind not in allowed:
-        names = [k.value for k in Kind if k in allowed]
+        names = [k.value for k in Kind if k in allowed and k is not Kind.CLUSTER]  # a cluster is its address, not a word
         raise VenueError(f"{field}: {where.kind.value} cannot be used here (expected {' or '.join(names)})")
     return where
 

@@ -431,7 +431,7 @@ def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: s
     if probes is not None:
         check_probes(probes)
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
-                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
+                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER), field="--transport")
     if where.kind is not Kind.INPROC:
         raise UsageError("--luck-adjusted plays its bidding-only probes in this process: bundled bots, or "
                          "--transport inproc for a bot you trust (not a cluster or hosted bots)")

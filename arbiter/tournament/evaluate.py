@@ -599,7 +599,7 @@ def evaluate(
     if not 1 <= jobs <= MAX_JOBS:
         raise ConfigError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, got {jobs}")
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
-                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
+                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER), field="--transport")
     spelt = dict(options or {})
     game_rules = get_game(game, spelt, preset)  # validate before starting anything
     stake = forfeit_stake(game_rules)  # what a forfeit costs in a margin: the widest the rules allow

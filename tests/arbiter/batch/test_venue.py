@@ -67,6 +67,9 @@ def test_hosted_bots_play_on_the_local_channel_unless_told():
     ("cluster", None, tuple(Kind), "cluster needs the scheduler's address"),
     ("grpc", "http://nowhere", tuple(Kind), "cluster: "),
     ("remote", None, (Kind.INPROC, Kind.GRPC), "remote cannot be used here (expected inproc or grpc)"),
+    # a cluster is allowed by its address (--cluster), not as a transport to type: not in the list
+    ("remote", None, (Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER),
+     "transport: remote cannot be used here (expected inproc or grpc or local)"),
 ])
 def test_a_venue_that_cannot_be_read_is_refused_with_what_was_wrong(text, cluster, allowed, words):
     with pytest.raises(VenueError) as err:

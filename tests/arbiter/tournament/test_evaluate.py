@@ -469,6 +469,10 @@ def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
     # the flag given, alone: --sd-bound's default --sequential (variance) was named as given too
     (["--sd-bound", "10"], "error: --sd-bound: the sequential test's settings need --sprt"),
     (["--sequential", "normal"], "error: --sequential: the sequential test's settings need --sprt"),
+    # by its flag, as --seed and --jobs are ("transport: remote ... (expected inproc or grpc or local or cluster)")
+    (["--transport", "remote"], "error: --transport: remote cannot be used here (expected inproc or grpc or local)"),
+    (["--transport", "pigeon"], "error: --transport: expected inproc, grpc, local, auto, got 'pigeon'"),
+    (["--transport", "remote", "--luck-adjusted"], "error: --transport: remote cannot be used here"),
 ])
 def test_cli_names_the_flag_that_is_wrong(bad, message) -> None:
     r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--deals", "3", *bad])
