@@ -479,6 +479,10 @@ def _worst_line(store, db: Path, result) -> str | None:
     if w is None:
         return None
     who = f"{result.bot_a} (bot A)" if result.bot_a == result.bot_b else result.bot_a  # a bot against itself: which copy
+    if w.failure:  # forfeited: no decision of it cost the match, its failure did
+        return (f"{who} lost most in deal {w.deal}, seating {w.rotation} (margin {w.margin:+g}, forfeited: seat {w.seat} "
+                f"{w.failure}): arbiter tournament show {shlex.quote(result.stored_as or '')} --match {w.match_id} "
+                f"--db {shlex.quote(str(db))} says why, with the bot's stderr")
     return (f"{who} lost most in deal {w.deal}, seating {w.rotation} (margin {w.margin:+g}): "
             f"arbiter analyse {w.match_id} --seat {w.seat} --db {shlex.quote(str(db))} says which of its decisions cost it")
 

@@ -1047,7 +1047,9 @@ class WorstMatch:
     deal: int
     rotation: int
     margin: float
-    seat: int  # bot A's first seat in it
+    seat: int  # bot A's first seat in it; in a match A forfeited, the seat of A's that failed
+    #: a match A forfeited: the failure's kind ("crash", "timeout", ...); "" for a match played out
+    failure: str = ""
 
 
 def worst_match(store: Store, result: EvalResult) -> WorstMatch | None:
@@ -1067,8 +1069,12 @@ def worst_match(store: Store, result: EvalResult) -> WorstMatch | None:
                           bot_names((result.bot_a, result.bot_b)))
     for row in store.matches(tid, records=False):
         if (row.deal, row.rotation) == (worst.deal, worst.rotation):
-            seat = who_of(row.seats, names[0]).index(0)
-            return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, seat)
+            mine = [i for i, w in enumerate(who_of(row.seats, names[0])) if w == 0]
+            if worst.reason.startswith("forfeit") and (failed := [i for i in row.incidents if i.seat in mine]):
+                # lost by a failure, not by its decisions: the seat that failed, and how
+                return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, failed[0].seat,
+                                  failed[0].kind)
+            return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, mine[0])
     return None
 
 

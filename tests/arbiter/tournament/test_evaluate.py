@@ -676,6 +676,17 @@ def test_forfeits_are_said_beside_the_margin_they_are_counted_in(tmp_path) -> No
     assert line.endswith(f"; arbiter tournament show c --failures --db {db} lists each"), line
     shown = CliRunner().invoke(app, ["tournament", "show", "c", "--failures", "--db", str(db)])
     assert shown.exit_code == 0 and "RuntimeError: boom" in shown.output, shown.output
+    # the match it lost most was forfeited: the line names the seat that failed and the command that
+    # says why (it sent `arbiter analyse --seat` to A's first seat, whose decisions cost nothing)
+    worst = next(x for x in stored.stdout.splitlines() if " lost most in deal " in x)
+    match_id = worst.split(" --match ", 1)[1].split()[0]
+    with Store(db) as store:
+        row = next(r for r in store.matches(store.tournament("c").id, records=False) if r.match_id == match_id)
+    (failed,) = [i.seat for i in row.incidents]
+    assert f"(margin -900, forfeited: seat {failed} crash): arbiter tournament show c --match {match_id} --db {db} " \
+           "says why, with the bot's stderr" in worst, worst
+    why = CliRunner().invoke(app, ["tournament", "show", "c", "--match", match_id, "--db", str(db)])
+    assert why.exit_code == 0 and "RuntimeError: boom" in why.output, why.output
     clean = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--deals", "1", "-o", "deals=1"])
     assert clean.exit_code == 0 and "forfeit" not in clean.stdout, clean.stdout
 
