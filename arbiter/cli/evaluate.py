@@ -113,8 +113,9 @@ def evaluate(
         typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes, "
                                   "and with a larger --deals extends it: only the deals added are played; with a smaller "
                                   "--deals (no --name) its first deals are read, none played. On a secret seed (a bot "
-                                  "not installed here, no --seed) only an unfinished evaluation is taken up so, or "
-                                  "the one --name names; a finished one is followed by a new one on a new seed.")] = None,
+                                  "not installed here, no --seed) it resumes or extends only an unfinished evaluation "
+                                  "or the one --name names, and reads none: after a finished one a new one starts on "
+                                  "a new seed.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
