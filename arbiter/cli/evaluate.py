@@ -328,7 +328,7 @@ def evaluate(
     luck_line = result.luck_summary()
     if luck_line:
         report.print(luck_line, highlight=False, soft_wrap=True, markup=False)
-    if result.played:
+    if result.played or db is None:
         report.print(f"played: {result.venue}", highlight=False, soft_wrap=True, markup=False)
     else:  # no venue opened: where its matches were played is the stored run's, not this command's --transport
         report.print(f"played: none by this run, its {len(result.matches)} matches read from {db} as they were played "

@@ -1071,9 +1071,10 @@ def worst_match(store: Store, result: EvalResult) -> WorstMatch | None:
         if (row.deal, row.rotation) == (worst.deal, worst.rotation):
             mine = [i for i, w in enumerate(who_of(row.seats, names[0])) if w == 0]
             if worst.reason.startswith("forfeit") and (failed := [i for i in row.incidents if i.seat in mine]):
-                # lost by a failure, not by its decisions: the seat that failed, and how
-                return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, failed[0].seat,
-                                  failed[0].kind)
+                # lost by a failure, not by its decisions: the seat that failed, and how (the last of its
+                # seats' incidents: the one that ended the match, after any strikes it survived)
+                return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, failed[-1].seat,
+                                  failed[-1].kind)
             return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, mine[0])
     return None
 
