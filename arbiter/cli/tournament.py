@@ -581,7 +581,7 @@ def tournament_show(
     for label, text in played.lines():
         out.print(f"  {label}: {escape(text)}", highlight=False, width=width)
     if played.wdl_note:
-        out.print(f"  W-D-L: {played.wdl_note}", highlight=False, width=width)
+        out.print(f"  {played.wdl_note}", highlight=False, width=width)  # (its sentence names W-D-L itself)
     if entrants:
         from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, think_cells
 

@@ -88,7 +88,8 @@ def test_free_for_all_explains_wdl(db):
     text = words(invoke("standings", "ffa", "--db", str(db)).stdout)
     assert "W-D-L counts first places only" in text
     assert "W-D-L counts" not in words(invoke("standings", "pairs", "--db", str(db)).stdout)  # two sides
-    assert "W-D-L counts first places only" in words(invoke("tournament", "show", "ffa", "--db", str(db)).stdout)
+    shown = words(invoke("tournament", "show", "ffa", "--db", str(db)).stdout)
+    assert "W-D-L counts first places only" in shown and "W-D-L: W-D-L" not in shown  # said once, not labelled twice
     assert "W-D-L counts first places only" in invoke("standings", "ffa", "--db", str(db), "--format", "md").stdout
 
 
