@@ -140,6 +140,9 @@ class EvalResult:
     #: with ``read_of``: the deals that evaluation holds whole (fewer than ``read_of`` when its
     #: sequential test stopped it early: it never played the rest)
     read_held: int = 0
+    #: a new evaluation begun under the default name where one of the same command with other bot
+    #: files is stored (``edited_since``): its name and the files that differ (None: no such one)
+    edited: tuple[str, tuple[str, ...]] | None = None
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
     #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
@@ -520,6 +523,24 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
     return names[0], None, spec
 
 
+def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> tuple[str, tuple[str, ...]] | None:
+    """The latest stored evaluation of the same command (``spec``, its seed given) played with
+    other contents of the bot files, and which files differ: a run begun anew under the default
+    name because a file was edited says so, where it began a new evaluation in silence and the old
+    one's note still said the same command resumes it (None: no such one)."""
+    a, b = bot_names(tuple(spec["bots"]))
+    prefix = f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-"
+    want = {k: v for k, v in spec.items() if k not in ("deals", "sd_auto", CONTENT_KEY)}
+    for t in reversed(store.tournaments([])):
+        held = t.spec.get(CONTENT_KEY)
+        if not t.name.startswith(prefix) or not isinstance(held, Mapping) or dict(held) == dict(contents):
+            continue
+        kept = {k: v for k, v in in_stored_form(dict(want), t.spec).items()}
+        if {k: v for k, v in t.spec.items() if k not in ("deals", "sd_auto", CONTENT_KEY)} == kept:
+            return t.name, tuple(sorted(f for f in set(held) | set(contents) if held.get(f) != contents.get(f)))
+    return None
+
+
 def _holds(store: Store, tour: TournamentRow, deals: int) -> bool:
     """Whether the stored evaluation ``tour`` (of more deals) holds every match a run of its
     first ``deals`` deals counts: both seatings of each, or of each up to the deal where its
@@ -639,6 +660,8 @@ def evaluate(
         if name is not None and (taken := name_taken(name)):  # "" is a blank name, refused, not the default name
             raise ConfigError(f"--name {name[:80]!r}: {taken}")
         result.stored_as, stored, spec = continued(store, spec, contents, name, fresh, spelt)
+        if stored is None and name is None and not fresh and contents:
+            result.edited = edited_since(store, spec, contents)
         if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read
             result.read_of = stored["deals"]
             tid = store.tournament(result.stored_as).id

@@ -133,3 +133,24 @@ def test_a_shorter_run_read_from_one_its_test_stopped_counts_the_deals_it_holds(
         assert read.exit_code == 0, read.output
         assert f"({first} deals its sequential test stopped it after (of 40 planned), the same seed): " in text, text
         assert "its 15 deals (of 40 planned: its test stopped it) in" in text and "of 40 deals" not in text, text
+
+
+def test_the_same_command_after_a_bot_file_was_edited_says_it_begins_a_new_evaluation_and_why(tmp_path):
+    """Found by the evaluate review: editing a bot file and running the same command again began
+    a new evaluation in silence (its default name hashes the files), while the old one's note
+    said that the same command resumes it."""
+    bot, db = tmp_path / "mine.py", tmp_path / "e.sqlite"
+    code = "from sdk import Bot\n\nclass M(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n" \
+           "    def choose(self, view, legal_actions):\n        return legal_actions[{}]\n"
+    bot.write_text(code.format(0))
+    args = ["evaluate", "spades", str(bot), "random", "--deals", "1", "-o", "deals=1", "--seed", "3",
+            "--transport", "inproc", "--db", str(db)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0 and "a new evaluation" not in first.output, first.output
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0 and "resumed" in again.output and "a new evaluation" not in again.output, again.output
+    bot.write_text(code.format(-1))
+    edited = CliRunner().invoke(app, args)
+    said = " ".join(edited.output.split())
+    assert edited.exit_code == 0 and f"{bot} changed since evaluate-spades-" in said, edited.output
+    assert "played with the file as it was (put it back to resume that one)" in said
