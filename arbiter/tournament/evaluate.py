@@ -385,6 +385,9 @@ class EvalResult:
             "verdict": self.sprt_summary(),  # the test's line, as printed and stored (null without a test)
             "luck": None if self.luck is None else self.luck.to_json(),
             "sd_auto": None if self.sd_source is None else self.sd_source.to_json(),
+            # where its matches came from (--db): played by this run, or read from the store (``stored_as``:
+            # its own, resumed or extended; or, with ``read_of``, the first deals of a longer one)
+            "played": self.played, "read": self.resumed, "stored_as": self.stored_as, "read_of": self.read_of,
             "matches": [m.to_json() for m in self.matches],
         }
 

@@ -248,8 +248,11 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
     assert "H1 accepted" in first.output and "stored in" in " ".join(first.output.split())
     data = json.loads(out.read_text())
     assert data["sprt_state"]["verdict"] == "H1 accepted" and len(data["matches"]) == 2 * data["deals"]
+    assert (data["played"], data["read"], data["read_of"]) == (2 * data["deals"], 0, None) and data["stored_as"]
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0 and f"{2 * data['deals']} matches were already in" in " ".join(second.output.split())
+    again = json.loads(out.read_text())  # a script tells a run that played nothing from one that played
+    assert (again["played"], again["read"], again["stored_as"]) == (0, 2 * data["deals"], data["stored_as"])
     for bad, message in ((["--sprt", "50"], "M0,M1"), (["--sprt", "5,1"], "less than"), (["--sprt", "0,5", "--alpha", "2"], "alpha"),
                          (["--fresh"], "error: --fresh: needs --db"),
                          (["--sprt", "0,5", "--bounds", "9,1"], "LO must be less than HI"),
