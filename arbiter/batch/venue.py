@@ -130,7 +130,8 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
                 raise VenueError(f"{field}: a cluster's workers host every bot as a sandboxed process; "
                                  f"{text} cannot be used with a cluster")
             if why := bad_scheduler_address(cluster):
-                raise BadSchedulerAddress(f"cluster: {why}")
+                # named as the caller names its own field: "--cluster" for a command's flag, "cluster" for a spec's key
+                raise BadSchedulerAddress(f"{'--cluster' if field.startswith('--') else 'cluster'}: {why}")
             where = Where(Kind.CLUSTER, cluster, asked=True,
                           wire=text if text in (Kind.GRPC.value, Kind.LOCAL.value) else None)
         elif text == AUTO:

@@ -78,6 +78,14 @@ def test_a_venue_that_cannot_be_read_is_refused_with_what_was_wrong(text, cluste
     assert isinstance(err.value, ConfigError)  # the CLI's usage errors: no traceback
 
 
+def test_a_bad_cluster_address_is_named_as_the_caller_names_it():
+    # a command's flag (evaluate: "--cluster") or a spec's key (a tournament file's "cluster")
+    with pytest.raises(VenueError, match=r"^--cluster: expected a Dask scheduler address"):
+        parse_where("auto", cluster="foo", field="--transport")
+    with pytest.raises(VenueError, match=r"^cluster: expected a Dask scheduler address"):
+        parse_where("auto", cluster="foo")
+
+
 def test_a_cluster_address_goes_with_auto_or_grpc():
     assert parse_where("auto", cluster="tcp://10.0.0.5:8786") == Where(Kind.CLUSTER, "tcp://10.0.0.5:8786")
     assert parse_where("grpc", cluster="tcp://10.0.0.5:8786").kind is Kind.CLUSTER
