@@ -21,7 +21,9 @@ a ``random.Random`` (seed it for reproducible samples). Each returned state:
   before spades were broken held only spades, cards this seat gave in a blind-nil
   exchange are in the partner's hand until played; Spot: a card seen taken from the
   discard pile is in the taker's hand unless it has been seen since; Spite and Malice
-  with forced aces: a seat that ended a turn holds no natural ace);
+  with forced aces: a seat that ended a turn holds no natural ace, and a card a seat turned
+  up in a tie for the first player lies face down in its pay-off pile until that pile turns
+  a face-down card up);
 * is otherwise uniform: every assignment of the unseen cards that satisfies the above
   is equally likely (the stock order too), so no opponent model is assumed;
 * continues the match from a seed drawn from ``rng``: later deals, shuffles and

@@ -12,7 +12,12 @@ seat that has ended a turn in this game since its hand was last drawn holds no n
 ace (not applied under ``deadlock_rule = reshuffle``, whose redeals the view does not
 show). With ``deck_split`` the face-down pay-off cards come from deck A: no jokers and
 no card twice among them (the sampler draws them as distinct cards; it does not weigh
-how many copies of each remain, an approximation).
+how many copies of each remain, an approximation). The first player's choice (§2.3): a seat
+tied in a round reshuffled its pay-off pile with the card it had turned up, so each card it
+turned up before its last turn-up (less one copy of the top it turned up last) is in its
+face-down pay-off cards while none of them has come up yet (its face-down count still the
+deal's ``payoff_size`` - 1); after that a turned-up card may have been played, unseen which
+copy, and the constraint is dropped (sound, not complete).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ class Knowledge:
     stock_count: int
     no_ace: frozenset[int]  # seats known to hold no natural ace
     deck_split: bool
+    payoff_known: tuple[tuple[Card, ...], ...] = ()  # per seat, cards known to be face down in its pay-off pile
 
 
 def is_natural_ace(game: SpiteAndMalice, card: int) -> bool:
@@ -51,6 +57,25 @@ def seats_without_aces(game: SpiteAndMalice, view: SpiteAndMaliceView) -> frozen
     # before the current one; a seat draws only at the start of its own turn.
     done = min(view.turn_number, n - 1)
     return frozenset((view.current_seat - k) % n for k in range(1, done + 1)) - {view.seat}
+
+
+def turned_up_below(game: SpiteAndMalice, view: SpiteAndMaliceView) -> tuple[tuple[Card, ...], ...]:
+    """Per seat, the cards known to lie face down in its pay-off pile from the first player's
+    choice: those it turned up in a round it then reshuffled (a tie), less one copy of each it
+    turned up last (its pile's top then, perhaps the same card), while no face-down card of its
+    pile has come up since the deal (so none of them can have left)."""
+    n, size = game.num_seats, game.options.payoff_size
+    out: list[tuple[Card, ...]] = []
+    for s in range(n):
+        mine = [t for t in view.first_player_turn_ups if t.seat == s]
+        p = view.players[s]
+        if len(mine) < 2 or p.payoff_count - len(p.payoff_face_up) != size - 1:
+            out.append(())
+            continue
+        last = max(t.round for t in mine)
+        below = Counter(t.card for t in mine if t.round != last) - Counter(t.card for t in mine if t.round == last)
+        out.append(tuple(sorted(below.elements())))
+    return tuple(out)
 
 
 def knowledge(game: SpiteAndMalice, view: SpiteAndMaliceView, opts: SamplingOptions) -> Knowledge:
@@ -77,7 +102,12 @@ def knowledge(game: SpiteAndMalice, view: SpiteAndMaliceView, opts: SamplingOpti
     if need != len(unseen):
         raise ConsistencyError(f"{len(unseen)} unseen cards for {need} hidden places")
     no_ace = seats_without_aces(game, view) if opts.infer else frozenset()
-    return Knowledge(view.seat, unseen, hand_counts, hidden_counts, view.stock_count, no_ace, o.deck_split)
+    known = turned_up_below(game, view) if opts.infer else ()
+    if known and Counter(c for k in known for c in k) - Counter(unseen):
+        raise ConsistencyError("a card turned up for the first player is seen elsewhere, though its pay-off pile "
+                               "has turned no face-down card up since")
+    return Knowledge(view.seat, unseen, hand_counts, hidden_counts, view.stock_count, no_ace, o.deck_split,
+                     known if any(known) else ())
 
 
 def build(game: SpiteAndMalice, view: SpiteAndMaliceView, know: Knowledge, rng: random.Random) -> SpiteAndMaliceState:
@@ -85,18 +115,26 @@ def build(game: SpiteAndMalice, view: SpiteAndMaliceView, know: Knowledge, rng: 
     pool = list(know.unseen)
     rng.shuffle(pool)
     hidden: list[list[Card]] = [[] for _ in range(n)]
+    # cards known to lie face down in a pay-off pile (the first player's choice): placed first, the
+    # rest of the pile drawn as before, then the pile shuffled (where in it they lie, nobody knows)
+    known = know.payoff_known or ((),) * n
+    for s in range(n):
+        for c in known[s]:
+            pool.remove(c)
     if know.deck_split:
         # Deck A: distinct, joker-free; not a copy of a face-up pay-off card.
         face_up = {c for p in view.players for c in p.payoff_face_up}
-        distinct = [c for c in dict.fromkeys(pool) if c != JOKER and c not in face_up]
-        want = sum(know.hidden_counts)
+        taken = {c for k in known for c in k}
+        distinct = [c for c in dict.fromkeys(pool) if c != JOKER and c not in face_up and c not in taken]
+        want = sum(know.hidden_counts) - len(taken)
         if len(distinct) < want:
             raise ConsistencyError("too few distinct unseen cards for the deck-A pay-off piles")
         chosen = distinct[:want]  # pool is shuffled, so this is a uniform choice of values
         i = 0
         for s in range(n):
-            hidden[s] = chosen[i:i + know.hidden_counts[s]]
-            i += know.hidden_counts[s]
+            k = know.hidden_counts[s] - len(known[s])
+            hidden[s] = list(known[s]) + chosen[i:i + k]
+            i += k
         for c in chosen:
             pool.remove(c)
     hands: list[list[Card]] = [[] for _ in range(n)]
@@ -117,8 +155,11 @@ def build(game: SpiteAndMalice, view: SpiteAndMaliceView, know: Knowledge, rng: 
             hands[s], pool = pool[:k], pool[k:]
     if not know.deck_split:
         for s in range(n):
-            k = know.hidden_counts[s]
-            hidden[s], pool = pool[:k], pool[k:]
+            k = know.hidden_counts[s] - len(known[s])
+            hidden[s], pool = list(known[s]) + pool[:k], pool[k:]
+    for s in range(n):
+        if known[s]:
+            rng.shuffle(hidden[s])
     stock = pool
     if len(stock) != know.stock_count:
         raise ConsistencyError(f"{len(stock)} cards left for a stock of {know.stock_count}")

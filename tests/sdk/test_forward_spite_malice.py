@@ -81,3 +81,36 @@ def test_samples_depend_on_the_view_alone() -> None:
     sb = sample_states(game, b.view(me), 20, random.Random(5))
     for x, y in zip(sa, sb):
         assert (x.hands, x.payoff, x.stock) == (y.hands, y.payoff, y.stock)
+
+
+@pytest.mark.parametrize("options, seed", [({"decks": 1, "payoff_size": 8}, 0), ({"decks": 1, "payoff_size": 8}, 34),
+                                            ({"deck_split": True, "decks": 2, "payoff_size": 8}, None)])
+def test_a_card_turned_up_in_a_tie_stays_in_its_pay_off_pile_until_the_pile_turns_one_up(options, seed) -> None:
+    """The first player's choice (§2.3) is public since the views carry it: a seat tied in a
+    round reshuffled the card it had turned up into its pay-off pile, so the card lies face down
+    there (less a copy of its last turn-up, the top). The samples put it anywhere unseen: in an
+    opponent's hand, in the stock. Once the pile has turned a face-down card up, it may have been
+    played, and the samples are free again."""
+    game = get_game("spite-and-malice", options)
+    if seed is None:  # the first seed whose choice had a tie leaving a card below
+        seed = next(s for s in range(500) if any(knowledge(game, game.new_initial_state(s).view(0)).payoff_known))
+    state = game.new_initial_state(seed)
+    view = state.view(0)
+    known = knowledge(game, view).payoff_known
+    assert any(known), "this deal's choice of the first player had a tie"
+    for s, cards in enumerate(known):
+        assert Counter(cards) <= Counter(state.payoff[s][:-1])  # the truth: face down in that pile
+    for sample in sample_states(game, view, 60, random.Random(3)):
+        assert sample.view(0) == view
+        for s, cards in enumerate(known):
+            assert Counter(cards) <= Counter(sample.payoff[s][:-1]), (s, cards)
+    rng = random.Random(1)  # play on until a pile with a known card turns a face-down card up
+    holder = next(s for s, cards in enumerate(known) if cards)
+    for _ in range(2000):
+        p = state.view(0).players[holder]
+        if p.payoff_count - len(p.payoff_face_up) < game.options.payoff_size - 1 or state.is_terminal:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    if not state.is_terminal:
+        later = knowledge(game, state.view(0)).payoff_known
+        assert not later or not later[holder]
