@@ -13,9 +13,9 @@ ace (not applied under ``deadlock_rule = reshuffle``, whose redeals the view doe
 show). With ``deck_split`` the face-down pay-off cards come from deck A: no jokers and
 no card twice among them (the sampler draws them as distinct cards; it does not weigh
 how many copies of each remain, an approximation). The first player's choice (§2.3): a seat
-tied in a round reshuffled its pay-off pile with the card it had turned up, so each card it
-turned up before its last turn-up (less one copy of the top it turned up last) is in its
-face-down pay-off cards while none of them has come up yet (its face-down count still the
+tied in a round reshuffled its pay-off pile with the card it had turned up, so a copy of each
+card it turned up before its last turn-up (but the top it turned up last) is in its face-down
+pay-off cards while none of them has come up yet (its face-down count still the
 deal's ``payoff_size`` - 1); after that a turned-up card may have been played, unseen which
 copy, and the constraint is dropped (sound, not complete).
 """
@@ -61,9 +61,10 @@ def seats_without_aces(game: SpiteAndMalice, view: SpiteAndMaliceView) -> frozen
 
 def turned_up_below(game: SpiteAndMalice, view: SpiteAndMaliceView) -> tuple[tuple[Card, ...], ...]:
     """Per seat, the cards known to lie face down in its pay-off pile from the first player's
-    choice: those it turned up in a round it then reshuffled (a tie), less one copy of each it
-    turned up last (its pile's top then, perhaps the same card), while no face-down card of its
-    pile has come up since the deal (so none of them can have left)."""
+    choice: one copy of each card it turned up in a round it then reshuffled (a tie; with several
+    decks a card turned up twice may be one card come back up), but the card it turned up last
+    (its pile's top then), while no face-down card of its pile has come up since the deal (so
+    none of them can have left)."""
     n, size = game.num_seats, game.options.payoff_size
     out: list[tuple[Card, ...]] = []
     for s in range(n):
@@ -73,8 +74,9 @@ def turned_up_below(game: SpiteAndMalice, view: SpiteAndMaliceView) -> tuple[tup
             out.append(())
             continue
         last = max(t.round for t in mine)
-        below = Counter(t.card for t in mine if t.round != last) - Counter(t.card for t in mine if t.round == last)
-        out.append(tuple(sorted(below.elements())))
+        top = next(t.card for t in mine if t.round == last)
+        # one copy of each: with several decks a card turned up again may be the same one, come back up
+        out.append(tuple(sorted({t.card for t in mine if t.round != last} - {top})))
     return tuple(out)
 
 

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from cardarena.games import get_game
+from cardarena.games.cards import Card
 from sdk.forward import knowledge, sample_states
 from tests.sdk._forward_helpers import chi_square, chi_square_bound, play_out, random_states
 
@@ -84,7 +85,10 @@ def test_samples_depend_on_the_view_alone() -> None:
 
 
 @pytest.mark.parametrize("options, seed", [({"decks": 1, "payoff_size": 8}, 0), ({"decks": 1, "payoff_size": 8}, 34),
-                                            ({"deck_split": True, "decks": 2, "payoff_size": 8}, None)])
+                                            ({"deck_split": True, "decks": 2, "payoff_size": 8}, None),
+                                            # two decks: 7S turned up in two rounds may be one card come back up
+                                            ({"players": 3, "loading": True, "jokers": 2, "kings_wild": False,
+                                              "payoff_size": 5}, 101)])
 def test_a_card_turned_up_in_a_tie_stays_in_its_pay_off_pile_until_the_pile_turns_one_up(options, seed) -> None:
     """The first player's choice (§2.3) is public since the views carry it: a seat tied in a
     round reshuffled the card it had turned up into its pay-off pile, so the card lies face down
@@ -98,6 +102,8 @@ def test_a_card_turned_up_in_a_tie_stays_in_its_pay_off_pile_until_the_pile_turn
     view = state.view(0)
     known = knowledge(game, view).payoff_known
     assert any(known), "this deal's choice of the first player had a tie"
+    if seed == 101:  # seat 0 turned up 7S, 7S, then QD: one 7S is known below; seat 2 7S three times: none
+        assert (known[0], known[2]) == ((Card("7S"),), ())
     for s, cards in enumerate(known):
         assert Counter(cards) <= Counter(state.payoff[s][:-1])  # the truth: face down in that pile
     for sample in sample_states(game, view, 60, random.Random(3)):
