@@ -165,8 +165,10 @@ def test_an_in_process_run_stores_each_match_as_it_ends_and_stops_at_ctrl_c(tmp_
 
     db = tmp_path / "inproc.sqlite"
     args = [sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--transport", "inproc",
-            "--bots", "random,greedy", "--deals", "200", "-o", "deals=1", "--seed", "5", "--name", "ip", "-q"]
-    total = 2 * 200  # the run is seconds long: a poll every 0.1 s sees it part stored
+            "--bots", "random,greedy", "--deals", "100", "-o", "deals=1", "--seed", "5", "--name", "ip", "-q"]
+    # the run is about a second long on a quiet machine (1.1 CPU-s of matches: 400 were twice
+    # that for the same story): a poll every 0.1 s sees it part stored
+    total = 2 * 100
 
     def count() -> int:
         try:
