@@ -28,9 +28,14 @@ so far suggest. The tables say so: "N deals of M counted; a deal counts once all
 are in". Two reads around storing one match then differ only where that match completed a
 deal, and a deal complete is one no bot will see again. Once the batch is open (or for a
 batch whose deals do not come back) every stored match counts. The lists of a closed batch's
-matches ask the same answer (``Counted.counts``) of each match before they say how it ended
-and its incidents by seat (a forfeit's seat is its result): a match of a deal not yet counted
-is listed, its end withheld.
+matches (``tournament show`` and its ``--failures``, the web page's) list only the matches
+counted (``Counted.rows``, ``Counted.counts``): a match of a deal not yet counted is not
+listed at all, since its row appearing as it is stored would time it (a match cut short by a
+forfeit ends sooner than a whole deal: one seating's result, told by the clock), and its end
+and incidents by seat would tell that result outright (a forfeit's seat is its result). The
+lists say only how many matches they leave out (``Counted.unlisted_note``: "N matches of deals
+still being played are listed once their deals are whole"), a count the progress line
+("7/12 matches") shows anyway.
 
 A match of no batch (``arbiter play``, a person's match at ``/play``, a match started on
 ``arbiter serve``) or of a tournament without duplicate deals is open as soon as it is
@@ -129,8 +134,9 @@ class Disclosure:
             return Counted(tuple(rows), len({deal_of(r) for r in rows}), len(planned) if planned else None, closed=False)
         stored = Counter(deal_of(r) for r in rows)
         whole = frozenset(d for d, n in stored.items() if planned.get(d, 0) > 0 and n >= planned[d])
-        return Counted(tuple(r for r in rows if deal_of(r) in whole), len(whole), len(planned), closed=True,
-                       whole=whole, deal_of=deal_of)
+        counted = tuple(r for r in rows if deal_of(r) in whole)
+        return Counted(counted, len(whole), len(planned), closed=True, whole=whole, deal_of=deal_of,
+                       held=len(rows) - len(counted))
 
     def require_match(self, match_id: str) -> None:
         """Withheld unless a match of this batch may be shown."""
@@ -181,6 +187,8 @@ class Counted:
         closed: the batch is closed, so a deal counts only once all its matches are stored.
         whole: while closed, the deals counted (``counts`` asks it of a match).
         deal_of: while closed, a match's deal, as ``Disclosure.counted`` was given it.
+        held: while closed, the stored matches not counted (of deals not whole yet): the
+            lists of matches leave them out and say how many (``unlisted_note``).
     """
 
     rows: tuple[Any, ...]
@@ -189,14 +197,25 @@ class Counted:
     closed: bool
     whole: frozenset = field(default=frozenset(), repr=False)
     deal_of: Callable[[Any], Hashable] | None = field(default=None, repr=False, compare=False)
+    held: int = 0
 
     def counts(self, row: Any) -> bool:
         """Whether the stored match ``row`` is counted: every match of an open batch; while
-        the batch is closed, one of a deal all of whose matches are in. What of one match's
-        end a list of matches may show while its batch is closed (how it ended, a forfeit,
-        its incidents by seat) is shown once it counts, as the standings' forfeits count it;
-        before, that would tell one seating's result while its deal is still to be played."""
+        the batch is closed, one of a deal all of whose matches are in. A list of a closed
+        batch's matches lists a match (how it ended, a forfeit, its incidents by seat) once it
+        counts, as the standings' forfeits count it; before, its row appearing would time it
+        and its end would tell one seating's result while its deal is still to be played."""
         return not self.closed or (self.deal_of is not None and self.deal_of(row) in self.whole)
+
+    @property
+    def unlisted_note(self) -> str:
+        """What a list of these matches says of those it leaves out: while closed, how many
+        stored matches wait for their deals ("" when none does)."""
+        if not self.closed or not self.held:
+            return ""
+        if self.held == 1:
+            return "1 match of a deal still being played is listed once its deal is whole"
+        return f"{self.held} matches of deals still being played are listed once their deals are whole"
 
     @property
     def note(self) -> str:

@@ -527,9 +527,9 @@ def tournament_show(
     Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
     round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
     seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);
-    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes (ended and
-    incidents withheld while a duplicate one runs, until all the matches of the match's deal are in; --failures lists
-    only those);
+    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes (--failures
+    lists only those). While a duplicate one runs a match is listed only once all the matches of its deal are in, and
+    a line under the table says how many are left out until then;
     match id what arbiter replay and --match take. The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
     from arbiter.tournament.run import counted_matches, counted_think_times
@@ -600,11 +600,12 @@ def tournament_show(
         out.print(et, width=width)
         if times:
             out.print(f"{THINK_NOTE}.", highlight=False, width=width)
-    # how a match ended and its incidents are shown once it counts (cardarena.disclosure: while the tournament
-    # runs, once its deal is whole), as the standings' forfeits count it: a forfeit (or timeout) by seat read off a
-    # seating of a deal still to be played tells its result. --failures picks from those alone.
-    told = counted.counts
-    shown = [r for r in rows if told(r) and (r.incidents or r.outcome.reason.is_forfeit)] if failures else rows
+    # a match is listed once it counts (cardarena.disclosure: while the tournament runs, once its deal is whole), as
+    # the standings' forfeits count it: its row appearing as it is stored would time it (a forfeit ends sooner), and a
+    # forfeit (or timeout) by seat read off a seating of a deal still to be played tells its result. --failures picks
+    # from those alone.
+    listed = counted.rows
+    shown = [r for r in listed if r.incidents or r.outcome.reason.is_forfeit] if failures else list(listed)
     # The match id stays whatever the width: it is what `arbiter replay` and --match take.
     cols = [Column("#"), Column("round", drop=9), Column("deal", drop=6), Column("table", drop=8),
             Column("seating", drop=7), Column("seats", "left", wrap=True), Column("scores", "left", drop=2),
@@ -612,8 +613,8 @@ def tournament_show(
             Column("match id", "left")]
     cells = []
     for r in shown:
-        inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents) if told(r) else "withheld"
-        ended = r.outcome.reason.value if told(r) else "withheld"
+        inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents)
+        ended = r.outcome.reason.value
         if policy.matches:
             result = (" ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), ended)
         else:
@@ -622,6 +623,8 @@ def tournament_show(
                       escape(inc), escape(r.match_id)])
     out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)", hint="widen the terminal"),
               width=console_width())
+    if counted.unlisted_note:  # how many it leaves out, never which
+        out.print(f"{counted.unlisted_note}.", highlight=False, width=width)
     if failures and shown:  # what went wrong, in words: the reason, not only its kind (of the matches counted, as above)
         for r in shown:
             for i in r.incidents:
@@ -642,8 +645,8 @@ def tournament_show(
         out.print(f"{counted.note}: the failures of a deal not counted yet are listed once it counts", highlight=False,
                   width=width)
     if not policy.matches:
-        out.print(f"each seating's result, seed and replay open when the tournament ends, and how a match ended and its "
-                  f"incidents once its deal counts: {disclosure.CLOSED_REASON}", highlight=False, width=width)
+        out.print(f"each seating's result, seed and replay open when the tournament ends, and a match is listed (how it "
+                  f"ended, its incidents) once its deal counts: {disclosure.CLOSED_REASON}", highlight=False, width=width)
 
 
 def _show_match(tour, row, record, db: Path) -> None:

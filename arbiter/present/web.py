@@ -161,13 +161,14 @@ class PageStandings:
     cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
     method: str  # how the ratings were computed, shown under the table
     notes: list[tuple[str, str]] = field(default_factory=list)  # (id, sentence): the order, columns, scale
-    counted: disclosure.Counted | None = None  # the matches the table adds up (counted_matches): a match's end is shown once it counts
+    counted: disclosure.Counted | None = None  # the matches the table adds up (counted_matches), and the list lists
 
 
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandings, list[MatchRow]]:
     """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
-    the page's table, and its stored matches (all of them, for the list of matches: the table
-    adds up only those ``counted_matches`` counts, whole deals while the tournament is closed)."""
+    the page's table, and its stored matches (all of them, for the count of matches played: the
+    table adds up and the list of matches lists only those ``counted_matches`` counts, whole
+    deals while the tournament is closed)."""
     spec = TournamentSpec.from_json(tour.spec)
     game = spec.validate_game()  # a spec that cannot be read is this page's error (logged), not the store's
     with store.snapshot():  # the think times of the matches in the table, not of one stored since
@@ -383,15 +384,16 @@ _TOURNAMENT = """{% extends "base" %}
 {% endfor %}</tr>{% endfor %}</table></div>
 {% endif %}
 <h2>Matches</h2>
-{% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result; how a match ended and its incidents are shown once its deal counts: {{ closed_reason }}.</p>{% endif %}
-{% if not rows %}<p id="no-matches">No match has finished yet{% if state == 'interrupted' %}: the run stopped before its first result{% elif not t.finished %}: they are listed here as they end{% endif %}.</p>{% endif %}
-<div class="wide" tabindex="0" role="region" aria-label="matches"{% if not rows %} hidden{% endif %}><table id="matches"{% if not rows %} hidden{% endif %}><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
-{% for m in rows %}
+{% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result; a match is listed here, with how it ended and its incidents, once its deal counts: {{ closed_reason }}.</p>{% endif %}
+{% if unlisted %}<p class="muted small" id="unlisted">{{ unlisted }}.</p>
+{% elif not listed %}<p id="no-matches">No match has finished yet{% if state == 'interrupted' %}: the run stopped before its first result{% elif not t.finished %}: they are listed here as they end{% endif %}.</p>{% endif %}
+<div class="wide" tabindex="0" role="region" aria-label="matches"{% if not listed %} hidden{% endif %}><table id="matches"{% if not listed %} hidden{% endif %}><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
+{% for m in listed %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}
-<td>{% if not counts(m) %}<span class="muted">withheld</span>{% elif m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
-{% if counts(m) %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}
-{% if m.incidents and counts(m) %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
+<td>{% if m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
+<span class="muted small">{{ m.outcome.detail }}</span>
+{% if m.incidents %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
 {% endfor %}</table></div>
 </div>
 {% endblock %}
@@ -682,7 +684,9 @@ def tournament_page(store: Store, key: str) -> str:
         # early" alone)
         early=stopped_early_text(tour.done, tour.planned, tour.spec) if state == STOPPED_EARLY else "",
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed, incidents=incidents_text,
-        counts=st.counted.counts if st.counted is not None else (lambda m: policy.matches),
+        # the list: the matches counted (while the tournament is closed, of whole deals: a row appearing as it is stored
+        # would time its match), and how many it leaves out
+        listed=st.counted.rows, unlisted=st.counted.unlisted_note,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),

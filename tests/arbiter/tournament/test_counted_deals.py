@@ -264,3 +264,62 @@ def test_how_a_match_ended_is_shown_once_its_deal_counts(played, tmp_path):
     seat = played[1][3].seats[1]
     assert 'id="forfeits"' in after["bot pages"][("random", "greedy", "r2").index(seat)]
     assert '<a href="/m/' not in after["bot pages"][("random", "greedy", "r2").index(seat)]  # replays open at the end
+
+
+UNLISTED = re.compile(r"(\d+) match(?:es)? of (?:a deal|deals) still being played (?:is|are) listed once (?:its deal is|their "
+                      r"deals are) whole")
+
+
+def listed(seen: dict) -> list[set[int]]:
+    """The matches (schedule indices) each list of ``lists`` lists: the web page's, ``tournament
+    show``'s and its ``--failures``'."""
+    page = {int(i) for i in re.findall(r'<tr><td class="num">(\d+)</td>', seen["page"])}
+    return [page, *({int(i) for i in re.findall(r"^ *(\d+)(?: +\d+){2,4} +[a-z]", s, re.M)} for s in seen["show"])]
+
+
+def test_a_match_is_listed_once_its_deal_counts(played, tmp_path):
+    """The lists of matches (the web page's, ``tournament show`` and its ``--failures``) listed
+    each match as soon as it was stored, its end withheld: a reader polling them timed each
+    match (a forfeit ends sooner than a whole deal: one seating's result, told by the clock).
+    A match of a deal not whole is now absent from every list, which says only how many it
+    leaves out; two reads around storing a match that completes no deal differ in the counts
+    alone; once the tournament is over, the lists are a finished one's."""
+    rows = played[1]
+    copy = running_copy(played, tmp_path, keep=range(7))  # deal 0 whole (matches 0-5), deal 1 in match 6 alone
+    _forfeit(copy, 6, 1)  # cut short: what its row's timing would tell
+    _forfeit(copy, 3, 1)  # deal 0, counted: listed, with its end
+    with Store(copy, read_only=True) as store:
+        page = tournament_page(store, "rr")
+    seen = lists(copy)
+    assert listed(seen) == [set(range(6)), set(range(6)), {3}]
+    assert f">{rows[6].match_id}<" not in page and f" {rows[6].match_id} " not in str(seen["show"])
+    one = "1 match of a deal still being played is listed once its deal is whole"
+    assert one in page and 'id="unlisted"' in page and 'id="no-matches"' not in page
+    assert all(one in " ".join(s.split()) for s in seen["show"])
+    assert "forfeit_timeout" in seen["page"] and "seat 1 timeout" in seen["show"][0]  # match 3's end, its deal counted
+
+    def masked(seen: dict) -> dict:  # the lists with the counts taken out: left out, and played (progress, "7/12")
+        return {k: [re.sub(r"\d+/12 matches", "N/12", UNLISTED.sub("N", " ".join(s.split()))) for s in v]
+                if isinstance(v, list) else v for k, v in seen.items()}
+
+    with Store(copy) as store:  # deal 1's twin seating: its deal is still to be played at two more tables
+        put(store, rows[7])
+    twin = lists(copy)
+    assert masked(twin) == masked(seen) and twin != seen and listed(twin) == listed(seen)
+    assert "2 matches of deals still being played are listed once their deals are whole" in " ".join(twin["show"][0].split())
+    with Store(copy) as store:
+        for row in rows[8:]:
+            put(store, row)
+    whole = lists(copy)
+    assert listed(whole) == [set(range(12)), set(range(12)), {3, 6}]
+    assert not UNLISTED.search(" ".join(str(whole).split()))
+    # over (here with deal 1 in one match: stopped early), every stored match is listed, with its end and its replay
+    (tmp_path / "over").mkdir()
+    over = running_copy(played, tmp_path / "over", keep=range(7))
+    _forfeit(over, 6, 1)
+    with sqlite3.connect(over) as db:
+        db.execute("UPDATE tournaments SET finished = 1")
+    ended = lists(over)
+    assert listed(ended) == [set(range(7)), set(range(7)), {6}]
+    assert f'<a href="/m/{rows[6].match_id}">' in ended["page"] and "forfeit_timeout" in ended["show"][1]
+    assert not UNLISTED.search(" ".join(str(ended).split())) and "withheld" not in ended["page"]
