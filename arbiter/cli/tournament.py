@@ -528,9 +528,9 @@ def tournament_show(
     round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
     seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);
     ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes (--failures
-    lists only those). While a duplicate one runs a match is listed only once all the matches of its deal are in, and
-    a line under the table says how many are left out until then;
-    match id what arbiter replay and --match take. The standings: arbiter standings."""
+    lists only those); match id what arbiter replay and --match take. While a duplicate one runs, a match is listed only
+    once all the matches of its deal are in, and a line under the table says how many are left out until then.
+    The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
     from arbiter.tournament.run import counted_matches, counted_think_times
 

@@ -115,14 +115,15 @@ def test_the_rule_counts_whole_deals_only_while_the_batch_is_closed():
     closed = of_tournament("t", finished=False, duplicate=True).counted(rows, deal_of, planned)
     assert closed.rows == ((0, "a"), (0, "b")) and (closed.deals, closed.planned) == (1, 3)
     assert closed.note == counted_note(1, 3) and closed.note.startswith(f"1 deal of 3 counted; {NOTE}")
-    assert [closed.counts(r) for r in rows] == [True, True, False]  # what a list of matches may say of each one's end
+    assert [closed.counts(r) for r in rows] == [True, True, False]  # what a list of matches lists
+    assert closed.unlisted_note == "1 match of a deal still being played is listed once its deal is whole"
     # a deal the plan does not name (or names with no match) never counts while closed
     assert of_tournament("t", False, True).counted(rows, deal_of, {1: 1}).rows == ((1, "a"),)
     for rule in (of_tournament("t", finished=True, duplicate=True), of_tournament("t", finished=False, duplicate=False),
                  OPEN):
         opened = rule.counted(rows, deal_of, planned)
         assert opened.rows == tuple(rows) and not opened.closed and opened.note == ""
-        assert all(opened.counts(r) for r in rows)
+        assert all(opened.counts(r) for r in rows) and opened.unlisted_note == ""
 
 
 def test_every_reader_leaves_out_a_deal_whose_twin_seating_or_other_table_is_still_to_play(played, tmp_path):
