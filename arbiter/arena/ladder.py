@@ -135,6 +135,32 @@ def gate_estimate(margin: MeanSE) -> str:
     return f"margin {margin.mean:+.3g} ± {t_quantile(0.975, margin.n - 1) * margin.se:.3g} (95%) {over}"
 
 
+def gate_forfeits(matches: Sequence[Any], candidate: str, old: str, stake: float) -> str:
+    """What a trial's forfeits did to its margin, for its reasons ("" with none): each counts as a
+    loss by the widest margin the rules allow (``ratings.forfeit_stake``), so a margin of -900 per
+    deal would otherwise read as play. Worded as ``arbiter evaluate``'s forfeits line
+    (``EvalResult.forfeit_summary``). ``matches``: the trial's (``seats``, ``outcome``)."""
+    total, by, kinds = 0, {}, {}
+    for m in matches:
+        if candidate not in m.seats or old not in m.seats:
+            continue
+        total += 1
+        o = m.outcome
+        if not o.reason.is_forfeit:
+            continue
+        last = max(o.ranks)  # the failing side ranks last (and only it: two sides)
+        who = next(m.seats[s] for s, r in enumerate(o.ranks) if r == last)
+        by[who] = by.get(who, 0) + 1
+        kind = o.reason.value.removeprefix("forfeit_")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    if not by:
+        return ""
+    whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
+    why = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+    return (f"; forfeits: {sum(by.values())} of the trial's {total} matches, {whose} ({why}); each counts -{stake:g} "
+            f"for the side that failed and +{stake:g} for the other in the margin (the widest margin the rules allow)")
+
+
 def _gate_error(exc: ValueError) -> SpecError:
     """``sequential_test``'s error ("sd-bound: ...") as the ``[gate]`` setting it is about."""
     key, _, why = str(exc).partition(": ")
@@ -926,18 +952,23 @@ class Arena:
         return (f"on trial against {old}: it replaces it once {how} on their duplicate deals accepts H1 (margin per "
                 f"deal >= {test.m1:g}; H0: <= {test.m0:g})")
 
-    def gate_state(self, candidate: str, old: str, test: Any = None) -> Any:
+    def gate_state(self, candidate: str, old: str, test: Any = None, trial: list[list[ArenaMatch]] | None = None) -> Any:
         """The gate's sequential test (``test``; default the candidate's, ``gate_test_of``) over
         every deal the two have played head to head, in the order the encounters finished:
-        recomputed from the store, so a restarted arena goes on where it was."""
-        assert self.tables is not None and self.row is not None
+        recomputed from the store, so a restarted arena goes on where it was (``trial``: their
+        matches, ``_trial_matches``, if the caller has read them)."""
         margins: list[float] = []
-        for e in self.tables.encounters(self.row.id, "done", candidate):
-            if set(e.players) == {candidate, old}:
-                margins += matchmaking.deal_margins(self.tables.matches(self.row.id, e.idx, records=False), candidate, old,
-                                                    forfeit_stake(self.game))
+        for matches in self._trial_matches(candidate, old) if trial is None else trial:
+            margins += matchmaking.deal_margins(matches, candidate, old, forfeit_stake(self.game))
         test = self._trial_test(candidate)[0] if test is None else test
         return test.run(margins, max_deals=self.spec.gate_max_deals)
+
+    def _trial_matches(self, candidate: str, old: str) -> list[list[ArenaMatch]]:
+        """The matches of each encounter the two have played head to head, in the order the
+        encounters finished."""
+        assert self.tables is not None and self.row is not None
+        return [self.tables.matches(self.row.id, e.idx, records=False)
+                for e in self.tables.encounters(self.row.id, "done", candidate) if set(e.players) == {candidate, old}]
 
     def judge(self, candidate: str) -> str | None:
         """Apply the gate's verdict on ``candidate``, if there is one: "H1" (it replaces its
@@ -950,29 +981,32 @@ class Arena:
             self._refresh()
             return H1
         test, source = self._trial_test(candidate)
-        st = self.gate_state(candidate, old, test)
+        trial = self._trial_matches(candidate, old)
+        st = self.gate_state(candidate, old, test, trial)
         named = _GATE_NAMES[test.name]
-        est = gate_estimate(st.margin)
+        est = gate_estimate(st.margin)  # with what forfeits made of it: a margin of -900 reads as play
+        forfeits = gate_forfeits([m for ms in trial for m in ms], candidate, old, forfeit_stake(self.game))
         version = self.entrants[candidate].version
         if st.decision == H1:
             self.tables.promote(self.row.id, candidate, (old,),
-                                f"version {version} passed the gate against {old}: {est} (H1 accepted by {named})")
+                                f"version {version} passed the gate against {old}: {est} (H1 accepted by {named}){forfeits}")
             verdict = H1
         elif st.decision == H0:
             self.tables.set_status(self.row.id, candidate, "rejected",
                                    f"did not pass the gate against {old}: {est} (H0 accepted by {named}: not "
-                                   f"better by {test.m1:g})")
+                                   f"better by {test.m1:g}){forfeits}")
             verdict = H0
         elif getattr(st, "contradicted", False):
             self.tables.set_status(self.row.id, candidate, "rejected",
                                    f"did not pass the gate against {old}: the deals contradict the gate's s.d. bound "
                                    f"{st.sd_bound:g} after {st.deals} deals ({est}), so its test takes no verdict; "
                                    + ("the next version's trial reads its bound again, these deals among them"
-                                      if source else "a larger gate.sd_bound tests it again with the next version"))
+                                      if source else "a larger gate.sd_bound tests it again with the next version")
+                                   + forfeits)
             verdict = "contradicted"
         elif st.deals >= self.spec.gate_max_deals:
             self.tables.set_status(self.row.id, candidate, "rejected",
-                                   f"did not pass the gate against {old}: no decision after {st.deals} deals ({est})")
+                                   f"did not pass the gate against {old}: no decision after {st.deals} deals ({est}){forfeits}")
             verdict = "cap"
         else:  # on trial still: where it stands, for its author (arbiter bots show, the leaderboard)
             if st.deals:
@@ -980,7 +1014,7 @@ class Arena:
                 wait = f"; no verdict before {early} deals (gate.min_deals)" if st.deals < early else ""  # past a threshold, yet on
                 self.tables.set_status(self.row.id, candidate, "candidate",
                                        f"{self._on_trial(old, test, source)}; so far {est}: {st.evidence()}{wait} (rejected "
-                                       f"with no decision by {self.spec.gate_max_deals} deals)")
+                                       f"with no decision by {self.spec.gate_max_deals} deals){forfeits}")
                 self._refresh()
             return None
         log.info("arena %s: gate for %s: %s", self.row.name, candidate, verdict)

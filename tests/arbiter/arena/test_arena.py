@@ -1195,3 +1195,24 @@ def test_a_ladder_rated_before_forfeits_counted_at_the_widest_margin_is_recomput
             c.open()
         assert not [r for r in caplog.records if "recomputed" in r.getMessage()]
         c.close()
+
+
+def test_a_gate_reason_says_how_much_of_its_margin_is_forfeits(tmp_path):
+    """Found by the forfeit review: a candidate that crashed in every match of its trial was
+    rejected with "margin -900 per deal over 6 deals (all 6 deals alike ...)", a number its
+    author reads as play; since a forfeit counts as a loss by the widest margin the rules
+    allow (900 at Spades of one hand), the reason says how many of the trial's matches each
+    side forfeited and what each cost, as ``arbiter evaluate``'s forfeits line does."""
+    a = _trial_of(tmp_path / "a.sqlite", None, textwrap.dedent(CRASHER), suspend_after=0)
+    new = a.entrants["mine@2"]
+    assert new.status == "rejected", (new.status, new.reason)
+    said = new.reason
+    assert said.startswith("did not pass the gate against mine@1: margin -900 per deal"), said
+    matches = 2 * a.gate_state("mine@2", "mine@1").deals  # each deal in both seatings
+    assert (f"forfeits: {matches} of the trial's {matches} matches, all by mine@2 (crash {matches}); each counts -900 for the "
+            "side that failed and +900 for the other in the margin (the widest margin the rules allow)") in said, said
+    a.close()
+    # a trial without a forfeit says nothing of them
+    b = _trial_of(tmp_path / "b.sqlite", HEURISTIC_MINE, None)
+    assert b.entrants["mine@2"].status == "rejected" and "forfeit" not in b.entrants["mine@2"].reason
+    b.close()
