@@ -90,7 +90,7 @@ from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.rating.ratings import forfeit_stake
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
-from cardarena.games import ConfigError, EndReason, Game, get_game
+from cardarena.games import ConfigError, EndReason, Game, facts, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, does_not_play, is_name
 from cardarena.disclosure import of_encounter
@@ -433,7 +433,8 @@ class ArenaSpec:
         given = self.gate_bounds is not None
         where = "gate.bounds" if given else f"{self.game}'s bounds under these options"
         bounds = "narrower bounds" if given else "bounds = \"LO,HI\""
-        shorter = "" if given else ", or shorter matches (the game's options, e.g. -o deals=1)"
+        shortest = " ".join(f"-o {k}={v}" for k, v in facts("smoke_options")[self.game].items())  # the game's own
+        shorter = "" if given else f", or shorter matches (the game's options, e.g. {shortest})"
         return (f"gate: the betting test on a deal margin between {test.lo:g} and {test.hi:g} ({where}) "
                 f"cannot accept H1 within gate.max_deals = {self.gate_max_deals} deals even if every deal's "
                 f"margin were {best:g} with no spread (H1 asks {test.m1:g}): bounds that wide leave it no "

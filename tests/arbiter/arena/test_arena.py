@@ -1216,3 +1216,12 @@ def test_a_gate_reason_says_how_much_of_its_margin_is_forfeits(tmp_path):
     b = _trial_of(tmp_path / "b.sqlite", HEURISTIC_MINE, None)
     assert b.entrants["mine@2"].status == "rejected" and "forfeit" not in b.entrants["mine@2"].reason
     b.close()
+
+
+def test_a_powerless_gate_names_the_option_that_shortens_its_own_games_matches():
+    """Found running a Spot ladder with --gate 0,2 (three hands a seat by default: bounds
+    +-1140): the refusal told its operator to shorten the matches with "-o deals=1", a Spades
+    option Spot does not have; it names the game's own shortest matches (Spot: -o hands=1)."""
+    why = ArenaSpec(game="spot", options={"players": 2}, gate="0,2", house=("random",)).gate_powerless()
+    assert "cannot accept H1" in why and why.endswith("or shorter matches (the game's options, e.g. -o hands=1)"), why
+    assert ArenaSpec(game="spot", options={"players": 2, "hands": 1}, gate="0,2", house=("random",)).gate_powerless() == ""
