@@ -80,7 +80,7 @@ def arena(
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help=flag_help(ArenaSpec, "options", OPTION_FLAG))] = None,
     preset: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "preset"))] = None,
     deals: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "deals"))] = None,
-    house: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "house", "Comma-separated"))] = None,
+    house: Annotated[Optional[list[str]], typer.Option(help=flag_help(ArenaSpec, "house", "Comma-separated, or repeated"))] = None,
     concurrency: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "concurrency"))] = None,
     isolation: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "isolation"))] = None,
     suspend_after: Annotated[Optional[int], typer.Option("--suspend-after", help=flag_help(ArenaSpec, "suspend_after"))] = None,
@@ -118,7 +118,7 @@ def arena(
     if option:
         overrides["options"] = _run(_parse_options, option)
     if house is not None:
-        overrides["house"] = tuple(h.strip() for h in house.split(",") if h.strip())
+        overrides["house"] = tuple(h.strip() for given in house for h in given.split(",") if h.strip())
     spec: ArenaSpec
     service: ServiceConfig
     if config is not None:

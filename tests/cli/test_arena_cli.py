@@ -282,3 +282,16 @@ def test_the_arenas_credentials_line_names_its_authors_and_says_when_nobody_can_
     many = credentials_line("c.json", [f"a{i}" for i in range(7)], False)
     assert "a0, a1, a2, a3, a4 and 2 more" in many, many
     assert "author" not in credentials_line("c.json", [], True)
+
+
+def test_house_given_twice_keeps_both_not_the_last_alone(tmp_path):
+    """Found running a Spot ladder with ``--house random --house spot_heuristic.py``: the
+    first was dropped without a word (the flag took one value, the last), and the ladder
+    waited, "1 bot can play". ``--house`` is repeatable, as ``--author`` and ``-o`` are, and
+    each may hold several, comma-separated: a house bot given either way is checked."""
+    db = tmp_path / "arena.sqlite"
+    r = runner.invoke(app, ["arena", "--game", "spite-and-malice", "--house", "greedy", "--house", "random,r2=random",
+                            "--db", str(db), "--port", "0", "--web-port", "-1", "--credentials",
+                            str(tmp_path / "creds.json"), "--max-encounters", "1"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and "house: bot 'greedy' does not play spite-and-malice" in text, text
