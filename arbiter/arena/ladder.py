@@ -88,7 +88,7 @@ from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
-from arbiter.rating.ratings import forfeit_stake
+from arbiter.rating.ratings import forfeit_stake, forfeits_line
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
 from cardarena.games import ConfigError, EndReason, Game, facts, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
@@ -138,8 +138,8 @@ def gate_estimate(margin: MeanSE) -> str:
 def gate_forfeits(matches: Sequence[Any], candidate: str, old: str, stake: float) -> str:
     """What a trial's forfeits did to its margin, for its reasons ("" with none): each counts as a
     loss by the widest margin the rules allow (``ratings.forfeit_stake``), so a margin of -900 per
-    deal would otherwise read as play. Worded as ``arbiter evaluate``'s forfeits line
-    (``EvalResult.forfeit_summary``). ``matches``: the trial's (``seats``, ``outcome``)."""
+    deal would otherwise read as play: ``arbiter evaluate``'s forfeits line
+    (``ratings.forfeits_line``). ``matches``: the trial's (``seats``, ``outcome``)."""
     total, by, kinds = 0, {}, {}
     for m in matches:
         if candidate not in m.seats or old not in m.seats:
@@ -155,10 +155,7 @@ def gate_forfeits(matches: Sequence[Any], candidate: str, old: str, stake: float
         kinds[kind] = kinds.get(kind, 0) + 1
     if not by:
         return ""
-    whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
-    why = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
-    return (f"; forfeits: {sum(by.values())} of the trial's {total} matches, {whose} ({why}); each counts -{stake:g} "
-            f"for the side that failed and +{stake:g} for the other in the margin (the widest margin the rules allow)")
+    return "; " + forfeits_line(by, kinds, f"the trial's {total} matches", stake)
 
 
 def _gate_error(exc: ValueError) -> SpecError:

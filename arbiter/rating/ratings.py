@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from arbiter.store.db import MatchRow
 from arbiter.rating.stats import mean_se, t_quantile
@@ -63,6 +63,19 @@ def forfeit_stake(game: Any) -> float:
     174 could crash in it and lose by 1). 1 where a game fixes no bounds (by rank alone)."""
     bounds = game.margin_bounds()
     return 1.0 if bounds is None else max(-bounds[0], bounds[1])
+
+
+def forfeits_line(by: Mapping[str, int], kinds: Mapping[str, int], matches: str, stake: float, first: str = "",
+                  where: str = "the margin") -> str:
+    """The line that says what forfeits made of a duplicate margin (``arbiter evaluate``'s, the
+    arena gate's reasons): ``by`` bot and ``kinds`` of failure, how many each, of ``matches``
+    ("40 matches"); each counts at ``stake`` (``forfeit_stake``), which the margin alone does
+    not tell from play. ``first``: said of the first (evaluate's "; the first in deal 0 ...")."""
+    whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
+    why = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+    return (f"forfeits: {sum(by.values())} of {matches}, {whose} ({why}){first}; a forfeit counts -{stake:g} for the "
+            f"side that failed and +{stake:g} for the other in {where} (the widest margin the rules allow: no bot "
+            "gains by forfeiting)")
 
 
 def counted_result(outcome: Any, seats: Sequence[Any], teams: Sequence[Sequence[int]],

@@ -77,7 +77,7 @@ from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
 from arbiter.rating.sprt import Sprt, SprtState
-from arbiter.rating.ratings import forfeit_stake, margin_of  # margin_of: evaluate's API, the gate's margin too
+from arbiter.rating.ratings import forfeit_stake, forfeits_line, margin_of  # margin_of: evaluate's API, the gate's margin too
 from arbiter.rating.stats import MeanSE, mean_se, pooled_sd
 from cardarena.records import MAX_CLOCK_MS, MAX_SEED, Clock, FailurePolicy, MatchConfig, MatchRecord
 
@@ -200,14 +200,10 @@ class EvalResult:
             by[who] = by.get(who, 0) + 1
             kind = m.reason.removeprefix("forfeit_")
             reasons[kind] = reasons.get(kind, 0) + 1
-        whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
-        why = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items()))
         first = lost[0]
         said = f"; the first in deal {first.deal}, seating {first.rotation}: {first.detail}" if first.detail else ""
         stake = forfeit_stake(get_game(self.game, self.options, self.preset))
-        return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}){said}; a forfeit counts "
-                f"-{stake:g} for the side that failed and +{stake:g} for the other in the margin above (the widest "
-                "margin the rules allow: no bot gains by forfeiting)")
+        return forfeits_line(by, reasons, f"{len(self.matches)} matches", stake, said, "the margin above")
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}

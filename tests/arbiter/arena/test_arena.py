@@ -1209,8 +1209,9 @@ def test_a_gate_reason_says_how_much_of_its_margin_is_forfeits(tmp_path):
     said = new.reason
     assert said.startswith("did not pass the gate against mine@1: margin -900 per deal"), said
     matches = 2 * a.gate_state("mine@2", "mine@1").deals  # each deal in both seatings
-    assert (f"forfeits: {matches} of the trial's {matches} matches, all by mine@2 (crash {matches}); each counts -900 for the "
-            "side that failed and +900 for the other in the margin (the widest margin the rules allow)") in said, said
+    assert (f"forfeits: {matches} of the trial's {matches} matches, all by mine@2 (crash {matches}); a forfeit counts -900 for "
+            "the side that failed and +900 for the other in the margin (the widest margin the rules allow: no bot "
+            "gains by forfeiting)") in said, said
     a.close()
     # a trial without a forfeit says nothing of them
     b = _trial_of(tmp_path / "b.sqlite", HEURISTIC_MINE, None)
