@@ -122,6 +122,9 @@ def arena(
     spec: ArenaSpec
     service: ServiceConfig
     if config is not None:
+        if not config.exists() and not config.suffix:  # arbiter arena standings: a reader's word, not a file
+            _run(fail, f"{config}: no such ladder file (arbiter arena CONFIG.toml runs a ladder; one is read with "
+                       "arbiter standings --arena NAME, arbiter bots show NAME or arbiter web --db FILE)")
         spec, service = _run(arena_from_toml, config, overrides)
     else:
         if game is None:

@@ -295,3 +295,15 @@ def test_house_given_twice_keeps_both_not_the_last_alone(tmp_path):
                             str(tmp_path / "creds.json"), "--max-encounters", "1"])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and "house: bot 'greedy' does not play spite-and-malice" in text, text
+
+
+def test_arena_standings_says_how_a_ladder_is_read_not_only_that_no_file_is_there(tmp_path, monkeypatch):
+    """``arbiter arena standings`` (as ``arbiter tournament show`` reads a tournament) said only
+    "standings: cannot read: No such file or directory": ``arena`` runs a ladder from its file,
+    and a missing file named without .toml says where a ladder is read instead."""
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["arena", "standings"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and "standings: no such ladder file" in text and "arbiter standings --arena NAME" in text, text
+    r = runner.invoke(app, ["arena", "ladder.toml"])  # a ladder file that is not there: said as before
+    assert r.exit_code == 2 and "ladder.toml: cannot read" in " ".join(r.output.split()), r.output
