@@ -493,7 +493,7 @@ _ARENA = """{% extends "base" %}
 </table>{% endif %}
 <p class="muted small" id="rating-scale">{{ scale }}.</p>
 <p class="muted small">Ranked by rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
-(points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
+(points over its seatings, ties broken by the score margin, in which a forfeit counts as a loss by {{ "%g"|format(stake) }}, the widest the rules allow); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
 {% if others %}<h2>Not ranked: candidates, rejected, replaced, suspended and withdrawn versions</h2>
 <table id="others"><tr><th>bot</th><th class="phone-hide">version</th><th>status</th><th>why</th><th class="num phone-hide">rating</th><th class="num phone-hide">encounters</th></tr>
 {% for r in others %}<tr class="other-row" data-player="{{ r.player }}"><td><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}">{{ r.name }}</a></td>
@@ -876,6 +876,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
         playing=playing if running else [], cut_off=[] if running else playing, recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
         not_hosted_label=NOT_HOSTED_LABEL, not_hosted=sentence(NOT_HOSTED),
+        stake=forfeit_stake(get_game(a.game, a.spec.get("options") or {}, a.spec.get("preset"))),
     )
 
 

@@ -213,3 +213,20 @@ def test_an_arena_name_the_store_does_not_hold_is_told_what_it_does(tmp_path):
     got = run.invoke(app, ["standings", "--arena", "spadse", "--db", str(db)], env={"COLUMNS": "300"})
     said = " ".join(got.output.split())
     assert got.exit_code == 2 and "no arena 'spadse'" in said and "it holds 'spades'" in said, said
+
+
+def test_the_arena_page_says_what_a_forfeit_counts_in_a_deals_tie_break(tmp_path):
+    """The page said a deal's ties are "broken by the score margin", where a forfeit's margin is
+    not its stored all-zero scores but the widest loss the rules allow (README "A forfeit never
+    pays"): a reader saw a bot that crashed rank below one it had outscored, and no word why."""
+    from arbiter.present.web import arena_page
+
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        tables.open_arena("short", "spades", {"game": "spades", "deals": 1, "options": {"deals": 1}})
+        tables.open_arena("whole", "spades", {"game": "spades", "deals": 1})
+        short, whole = arena_page(store, "short"), arena_page(store, "whole")
+    said = "ties broken by the score margin, in which a forfeit counts as a loss by {}, the widest the rules allow"
+    assert said.format(900) in " ".join(short.split()), short
+    assert said.format("186000") in " ".join(whole.split())
