@@ -50,7 +50,7 @@ def _help(setting: str, extra: str = "") -> str:
 def tournament_run(
     spec_file: Annotated[Optional[Path], typer.Argument(help="Tournament spec (TOML). Without it, the flags define the tournament.", metavar="[SPEC.toml]")] = None,
     game: Annotated[Optional[str], typer.Option(help=_help("game", f"One of {', '.join(GAMES)}; without a spec file, spades"))] = None,
-    bots: Annotated[Optional[str], typer.Option(help=_help("bots", "Comma-separated; without a spec file, random,greedy,heuristic"))] = None,
+    bots: Annotated[Optional[list[str]], typer.Option(help=_help("bots", "Comma-separated, or repeated; without a spec file, random,greedy,heuristic"))] = None,
     format: Annotated[Optional[str], typer.Option("--format", help=_help("format"))] = None,
     challenger: Annotated[Optional[str], typer.Option(help=_help("challenger"))] = None,
     teams: Annotated[Optional[str], typer.Option(help=_help("teams", "Written a+b,c+d"))] = None,
@@ -99,9 +99,9 @@ def tournament_run(
         "cluster": cluster,
     }
     if bots is not None:
-        overrides["bots"] = tuple(b.strip() for b in bots.split(",") if b.strip())
+        overrides["bots"] = tuple(b.strip() for given in bots for b in given.split(",") if b.strip())
         if not overrides["bots"]:  # not a missing field: the flag was given, empty
-            _run(fail, f"--bots: no bot in {bots!r} (written a,b,c)")
+            _run(fail, f"--bots: no bot in {','.join(bots)!r} (written a,b,c)")
     if teams is not None:
         overrides["teams"] = tuple(tuple(m.strip() for m in t.split("+")) for t in teams.split(",") if t.strip())
         if not overrides["teams"]:  # an empty list would play each bot with its copy, unasked

@@ -187,6 +187,8 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         # an empty partnership list played each bot with its copy without a word
         (["--teams", ","], "--teams: no partnership in ','"),
         (["--bots", ","], "--bots: no bot in ','"),
+        # given twice, the first was dropped without a word ("needs at least 2 bots, got 1")
+        (["--game", "spite-and-malice", "--bots", "greedy", "--bots", "random"], "'greedy' does not play spite-and-malice"),
     ],
 )
 def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, message):
