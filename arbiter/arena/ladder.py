@@ -728,7 +728,7 @@ class Arena:
             if not verify(self.tables, self.row, legacy=True):  # rated before forfeits counted at the widest margin
                 log.warning("arena %s: ratings recomputed: since 7 December 2026 a forfeit counts in a deal's "
                             "margin as the widest loss the rules allow (%g), so that no bot gains by forfeiting; "
-                            "they were rated with its all-zero scores", self.row.name, forfeit_stake(self.game))
+                            "the stored ratings read a forfeit by its stored all-zero scores, as no margin at all", self.row.name, forfeit_stake(self.game))
             else:  # only a store edited by hand gets here
                 log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name,
                           problems[:3])
