@@ -471,12 +471,10 @@ def secret_seed(store: Store | None, name: str | None, fresh: bool, spec: Mappin
         return secrets.randbits(62), "drawn"
     if store is not None and not fresh:
         for t in reversed(store.tournaments()):
-            # its options as it stored them (``in_stored_form``), and a cap of deals no larger (extended)
-            want = {k: v for k, v in in_stored_form(dict(spec), t.spec).items() if k not in ("seed", "deals")}
-            kept = {k: v for k, v in t.spec.items() if k not in ("seed", "deals", "sd_auto", CONTENT_KEY)}
+            # a cap of deals no larger (extended)
             fewer = isinstance(t.spec.get("deals"), int) and t.spec["deals"] <= spec["deals"]
-            if t.finished is None and fewer and kept == want and t.spec.get(CONTENT_KEY, {}) == dict(contents) \
-                    and isinstance(t.spec.get("seed"), int):
+            if t.finished is None and fewer and _alike(t.spec, spec, ("seed", "deals", CONTENT_KEY)) \
+                    and t.spec.get(CONTENT_KEY, {}) == dict(contents) and isinstance(t.spec.get("seed"), int):
                 return t.spec["seed"], "resumed"
     return secrets.randbits(62), "drawn"
 
@@ -504,14 +502,12 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
     for candidate in names:
         if (stored := store.stored_spec(candidate)) is not None:
             return candidate, stored, in_stored_form(spec, stored)
-    a, b = bot_names(tuple(spec["bots"]))
-    prefix, deals = f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-", spec["deals"]
+    prefix, deals = _name_prefix(spec), spec["deals"]
     shorter = longer = None
     for t in store.tournaments([]):  # (one unreadable is no evaluation to extend)
         if not t.name.startswith(prefix) or not isinstance(t.spec.get("deals"), int) or t.spec["deals"] == deals:
             continue
-        mine = {k: v for k, v in in_stored_form(keyed, t.spec).items() if k != "deals"}
-        if {k: v for k, v in t.spec.items() if k not in ("deals", "sd_auto")} != mine:
+        if not _alike(t.spec, keyed, ("deals",)):
             continue
         if t.spec["deals"] < deals and (shorter is None or t.spec["deals"] >= shorter.spec["deals"]):
             shorter = t  # the most deals to read
@@ -527,15 +523,12 @@ def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, s
     other contents of the bot files, and which files differ: a run begun anew under the default
     name because a file was edited says so, where it began a new evaluation in silence and the old
     one's note still said the same command resumes it (None: no such one)."""
-    a, b = bot_names(tuple(spec["bots"]))
-    prefix = f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-"
-    want = {k: v for k, v in spec.items() if k not in ("deals", "sd_auto", CONTENT_KEY)}
+    prefix = _name_prefix(spec)
     for t in reversed(store.tournaments([])):
         held = t.spec.get(CONTENT_KEY)
         if not t.name.startswith(prefix) or not isinstance(held, Mapping) or dict(held) == dict(contents):
             continue
-        kept = {k: v for k, v in in_stored_form(dict(want), t.spec).items()}
-        if {k: v for k, v in t.spec.items() if k not in ("deals", "sd_auto", CONTENT_KEY)} == kept:
+        if _alike(t.spec, spec, ("deals", CONTENT_KEY)):
             return t.name, tuple(sorted(f for f in set(held) | set(contents) if held.get(f) != contents.get(f)))
     return None
 
@@ -555,8 +548,22 @@ def _holds(store: Store, tour: TournamentRow, deals: int) -> bool:
 def default_name(spec: Mapping[str, Any]) -> str:
     """``evaluate-GAME-A-B-SEED-<hash of the spec>``: the same command resumes, another starts anew."""
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:6]
+    return _name_prefix(spec) + digest
+
+
+def _name_prefix(spec: Mapping[str, Any]) -> str:
+    """``evaluate-GAME-A-B-SEED-``: what the default names of one command's evaluations share
+    (``default_name``), whatever else their specs hold."""
     a, b = bot_names(tuple(spec["bots"]))
-    return f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-{digest}"
+    return f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-"
+
+
+def _alike(stored: Mapping[str, Any], spec: Mapping[str, Any], but: Sequence[str]) -> bool:
+    """Whether a stored evaluation's spec is ``spec`` (as it is stored there: ``in_stored_form``)
+    but for the keys ``but`` and the s.d. bound ``--sd-bound auto`` read (kept in the stored spec)."""
+    skip = {*but, "sd_auto"}
+    mine = in_stored_form(dict(spec), stored)
+    return {k: v for k, v in stored.items() if k not in skip} == {k: v for k, v in mine.items() if k not in skip}
 
 
 #: ``jobs`` at most: worker processes (or a cluster's matches at once); past a C int the
@@ -679,7 +686,7 @@ def evaluate(
             tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals")
             tid = tour.id
         names = _played_names(store, tid, get_game(game, opts, preset), names)  # its records' names, not a second pair
-        stored = _stored_margins(store, tid, game, opts, preset, names[0])
+        stored = _stored_margins(store, tid, stake, names[0])
         stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
         result.resumed = sum(1 for (d, _) in stored if d < deals)
         if result.read_of is not None:
@@ -1115,10 +1122,10 @@ def _played_names(store: Store, tid: int, game: Game, names: tuple[str, ...]) ->
     return names
 
 
-def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None,
-                    bot_a: str, records: bool = True) -> dict[tuple[int, int], MatchMargin]:
-    """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the outcomes."""
-    stake = forfeit_stake(get_game(game_name, options, preset))
+def _stored_margins(store: Store, tid: int, stake: float, bot_a: str,
+                    records: bool = True) -> dict[tuple[int, int], MatchMargin]:
+    """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the
+    outcomes (a forfeit at ``stake``: ``ratings.forfeit_stake``)."""
     out = {}
     for row in store.matches(tid, records=records):
         if row.idx != 2 * row.deal + row.rotation or row.rotation not in (0, 1):
