@@ -98,13 +98,6 @@ def counted_result(outcome: Any, seats: Sequence[Any], teams: Sequence[Sequence[
             tuple(last if s in lost else 1 for s in range(len(seats))))
 
 
-def counted_scores(outcome: Any, stake: float = 1.0) -> Sequence[float]:
-    """``counted_result``'s scores with every seat a bot of its own: a forfeit's failing side
-    scores 0 and every other seat ``stake``."""
-    n = len(outcome.ranks)
-    return counted_result(outcome, range(n), [[s] for s in range(n)], stake)[0]
-
-
 def margin_of(outcome: Any, who: Sequence[int | None], stake: float = 1.0) -> float:
     """Bot A's mean score minus bot B's in one match (``who``: per seat 0 for A, 1 for B, None
     for a seat of neither), from ``counted_result`` (a forfeit's failing side at -``stake``, the

@@ -14,7 +14,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from arbiter.arena import matchmaking
-from arbiter.rating.ratings import compute_standings, counted_scores, forfeit_stake, margin_of
+from arbiter.rating.ratings import compute_standings, counted_result, forfeit_stake, margin_of
 from cardarena.games import EndReason, Outcome, get_game
 from sdk import Bot
 
@@ -38,7 +38,9 @@ def test_a_bot_that_crashes_in_one_seating_loses_the_deal_on_the_ladder():
 def test_evaluates_margin_counts_a_forfeit_at_the_games_widest_and_standings_alike():
     stake = forfeit_stake(get_game("spades", {"deals": 1}))
     assert margin_of(CRASH_A, [0, 1], stake) == -900 and margin_of(CRASH_A, [1, 0], stake) == 900
-    assert counted_scores(CRASH_A, stake) == (0.0, 900.0) and counted_scores(A_BY_174, stake) == A_BY_174.scores
+    heads_up = ("a", "b"), [[0], [1]]
+    assert counted_result(CRASH_A, *heads_up, stake) == ((0.0, 900.0), (2, 1))
+    assert counted_result(A_BY_174, *heads_up, stake) == (A_BY_174.scores, A_BY_174.ranks)
     rows = [NS(idx=i, round=0, deal=0, table=0, rotation=i, seed=1, seats=s, outcome=o, incidents=())
             for i, (s, o) in enumerate(((("a", "b"), A_BY_174), (("b", "a"), CRASH_A)))]  # b in seat 0 crashed
     st = compute_standings(rows, [[0], [1]], bots=("a", "b"), stake=stake)
