@@ -545,11 +545,6 @@ def open_arena_tables(store: Store) -> Arenas:
     return Arenas(store)
 
 
-def _game(arena: ArenaRow) -> Game:
-    spec = arena.spec
-    return get_game(arena.game, spec.get("options") or {}, spec.get("preset"))
-
-
 def _by_encounter(tables: Arenas, arena: ArenaRow) -> dict[int, list[ArenaMatch]]:
     by_enc: dict[int, list[ArenaMatch]] = {}
     for m in tables.matches(arena.id, records=False):
@@ -562,7 +557,7 @@ def replayed(tables: Arenas, arena: ArenaRow, legacy: bool = False) -> tuple[dic
     encounter's players' ratings after it (by encounter index), and every entrant's current
     rating. A forfeit costs its failing side the game's widest margin (``ratings.forfeit_stake``);
     ``legacy``: its stored all-zero scores, as ladders counted it before 7 December 2026."""
-    game = _game(arena)
+    game = arena.rules()
     stake = None if legacy else forfeit_stake(game)
     by_enc = _by_encounter(tables, arena)
     state: matchmaking.Rated = {}

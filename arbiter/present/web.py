@@ -82,7 +82,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from cardarena.games import Card, get_game
+from cardarena.games import Card, Game, get_game
 from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
@@ -852,8 +852,7 @@ def arenas_page(store: Store) -> str:
     return _env.get_template("arenas").render(arenas=rows)
 
 
-def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dict[str, float]:
-    game = get_game(arena.game, arena.spec.get("options") or {}, arena.spec.get("preset"))
+def _deal_means(game: Game, enc: EncounterRow, ms: list[ArenaMatch]) -> dict[str, float]:
     deals = matchmaking.deal_points(ms, game.teams, enc.players, forfeit_stake(game))
     return {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in enc.players}
 
@@ -862,10 +861,11 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     tables, a = _arena(store, name)
     rows = matchmaking.standings(tables.entrants(a.id))
     done = tables.encounters(a.id)
+    game = a.rules()
     shown = []
     for e in reversed(done[-recent:]):
         ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
-        shown.append((e, _deal_means(a, e, ms), ms))
+        shown.append((e, _deal_means(game, e, ms), ms))
     matches = store.db.execute("SELECT COUNT(*) FROM matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
     # An encounter is being played only while a ladder's run holds the store: one left "playing"
     # by a process killed mid-encounter is cut off (abandoned when the arena starts again)
@@ -876,7 +876,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
         playing=playing if running else [], cut_off=[] if running else playing, recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
         not_hosted_label=NOT_HOSTED_LABEL, not_hosted=sentence(NOT_HOSTED),
-        stake=forfeit_stake(get_game(a.game, a.spec.get("options") or {}, a.spec.get("preset"))),
+        stake=forfeit_stake(game),
     )
 
 
@@ -952,12 +952,12 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
         hist = [e.ratings[v.player] for e in encs if v.player in e.ratings]
         if hist:
             series.append((v.version, hist))
-    shown, failures = [], []
+    shown, failures, game = [], [], a.rules()
     for e in reversed(encs):
         me = next(p for p in players if p in e.players)
         if len(shown) < recent:
             ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
-            shown.append((e, me, _deal_means(a, e, ms), ms))
+            shown.append((e, me, _deal_means(game, e, ms), ms))
         if me in e.failures and len(failures) < recent:
             stderr = ""
             for m in tables.matches(a.id, e.idx):

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from arbiter.store.db import differences_text, index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
-from cardarena.games import EndReason, Outcome
+from cardarena.games import EndReason, Game, Outcome, get_game
 from cardarena.records import Incident, MatchRecord, number
 
 #: What an entrant can be: only ``active`` ones are matched.
@@ -43,6 +43,10 @@ class ArenaRow:
     game: str
     spec: dict[str, Any]
     created: float
+
+    def rules(self) -> Game:
+        """The game its spec configures (its options and preset): the ladder's replay, its pages."""
+        return get_game(self.game, self.spec.get("options") or {}, self.spec.get("preset"))
 
 
 @dataclass(frozen=True)
