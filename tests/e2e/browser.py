@@ -119,6 +119,21 @@ def set_size(browser, which: str) -> None:
                             {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": which == "phone"})
 
 
+@contextlib.contextmanager
+def on_a_phone(browser) -> Iterator[None]:
+    """The current page reloaded at the phone's size, which it must keep: no wider than the
+    screen (a wide table scrolling the whole page sideways); back to the wide size after."""
+    set_size(browser, "phone")
+    try:
+        browser.refresh()
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        screen = SIZES["phone"][0]
+        assert width <= screen, f"the page is {width} px wide on a {screen} px screen"
+        yield
+    finally:
+        set_size(browser, "wide")
+
+
 def shoot(browser, name: str) -> None:
     """The page at both sizes (SIZES) into SHOTS as NAME-wide.png and NAME-phone.png; for
     the docs (``make screenshots``), small PNGs (a palette of 128 colours when Pillow is

@@ -115,35 +115,23 @@ def test_a_bots_page_fits_a_phone_its_rating_chart_scaled_down(ladder_site, brow
     """The rating chart is drawn 640 px wide: on a 390 px screen it made a bot's page 648 px
     wide, the whole page scrolling sideways (and its versions' table 535 px). The chart scales
     down to the window (its viewBox); the wide tables scroll in boxes of their own."""
-    from tests.e2e.browser import accessibility_problems, set_size
+    from tests.e2e.browser import accessibility_problems, on_a_phone
 
     url, _ = ladder_site
     browser.get(url + "a/club/bot/heuristic")
-    set_size(browser, "phone")
-    try:
-        browser.refresh()
-        width = browser.execute_script("return document.documentElement.scrollWidth")
-        assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+    with on_a_phone(browser):
         chart = browser.find_element(By.ID, "rating-chart")
         assert chart.tag_name == "svg" and 0 < chart.size["width"] <= 390 and chart.size["height"] < 220
         assert not accessibility_problems(browser)
-    finally:
-        set_size(browser, "wide")
 
 
 def test_the_leaderboard_fits_a_phone_and_has_no_accessibility_violation(ladder_site, browser):
     """Issue 44 (item 17): the leaderboard overflowed a 390 px screen."""
-    from tests.e2e.browser import accessibility_problems, set_size
+    from tests.e2e.browser import accessibility_problems, on_a_phone
 
     url, _ = ladder_site
     browser.get(url + "a/club")
-    set_size(browser, "phone")
-    try:
-        browser.refresh()
-        width = browser.execute_script("return document.documentElement.scrollWidth")
-        assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+    with on_a_phone(browser):
         board = browser.find_element(By.ID, "leaderboard").rect
         assert board["x"] >= 0 and board["x"] + board["width"] <= 390, board
         assert not accessibility_problems(browser)
-    finally:
-        set_size(browser, "wide")

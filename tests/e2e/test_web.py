@@ -420,24 +420,18 @@ def test_a_tournament_page_fits_a_phone_its_wide_tables_scrolling_in_their_own_b
     the standings were 893 px wide (and a dozen bots' tables 1,500 px on a laptop), pushing
     the whole page sideways, its text with it. Each wide table scrolls in a box of its own,
     reachable from the keyboard, and the page keeps the window's width."""
-    from tests.e2e.browser import accessibility_problems, set_size
+    from tests.e2e.browser import accessibility_problems, on_a_phone
 
     url, _ = site
     browser.get(url)
     browser.find_element(By.LINK_TEXT, "club-night").click()
-    set_size(browser, "phone")
-    try:
-        browser.refresh()
-        width = browser.execute_script("return document.documentElement.scrollWidth")
-        assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+    with on_a_phone(browser):
         for table in ("standings", "crosstable", "matches"):  # (and the entrants, where the spec lists them)
             box = browser.find_element(By.CSS_SELECTOR, f"div.wide[role=region] > #{table}").find_element(By.XPATH, "..")
             assert box.get_attribute("tabindex") == "0" and box.get_attribute("aria-label")
         standings = browser.find_element(By.ID, "standings")
         assert standings.size["width"] > 390  # every column still there, scrolled to
         assert not accessibility_problems(browser)
-    finally:
-        set_size(browser, "wide")
 
 
 def test_a_very_long_tournament_name_wraps_instead_of_pushing_the_page_sideways(browser, tmp_path):
