@@ -835,8 +835,12 @@ class Arena:
                                         on_trial, status="candidate", reason=why)
                 log.info("arena %s: %s entered on trial against %s", self.row.name, player, ", ".join(earlier))
             else:
+                # with a gate, a predecessor suspended has no trial to play: said, not left blank
+                held = [e.player for e in mine if e.status == "suspended"] if self.spec.gate and not earlier else []
+                why = (f"entered with no gate trial: its predecessor{'s' * (len(held) > 1)} {', '.join(held)} "
+                       f"{'are' if len(held) > 1 else 'is'} suspended") if held else ""
                 self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU, matchmaking.SIGMA,
-                                        earlier + on_trial)
+                                        earlier + on_trial, reason=why)
                 log.info("arena %s: %s entered%s", self.row.name, player, f" (replacing {', '.join(earlier)})" if earlier else "")
             changed = True
         for name, source in self._house.items():

@@ -1229,3 +1229,23 @@ def test_a_powerless_gate_names_the_option_that_shortens_its_own_games_matches()
     why = ArenaSpec(game="spot", options={"players": 2}, gate="0,2", house=("random",)).gate_powerless()
     assert "cannot accept H1" in why and why.endswith("or shorter matches (the game's options, e.g. -o hands=1)"), why
     assert ArenaSpec(game="spot", options={"players": 2, "hands": 1}, gate="0,2", house=("random",)).gate_powerless() == ""
+
+
+def test_a_new_version_of_a_suspended_bot_says_why_it_had_no_trial(tmp_path):
+    """With a gate, a new version whose predecessor is suspended has no one to be tried
+    against and enters the ladder at once; its reason said nothing (an empty line on the
+    leaderboard and in ``bots show``, where its author looks for the trial)."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1", "(_ for _ in ()).throw(RuntimeError('out of ideas'))")
+        a = Arena(_spec(house=("random",), suspend_after=2, gate="0,40"), db, poll=0)
+        _run(a, 2)
+        assert a.entrants["mine@1"].status == "suspended"
+        _register(reg, "2")
+        a.sync_entrants()
+    new = a.entrants["mine@2"]
+    assert new.status == "active", (new.status, new.reason)
+    assert new.reason == "entered with no gate trial: its predecessor mine@1 is suspended", new.reason
+    assert a.entrants["mine@1"].status == "suspended"
+    a.close()
