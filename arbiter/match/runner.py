@@ -781,7 +781,7 @@ class _Runner:
         ms = self._ms(t0)
         bank = self.bank_ms[seat]
         self.bank_ms[seat] = 0
-        limit = (f"the decision limit ({self.config.clock.decision_ms} ms) plus the bank ({bank} ms left), used up"
+        limit = (f"the decision limit ({self.config.clock.decision_ms} ms) and the {bank} ms left in its bank"
                  if self.config.clock.bank_ms else f"the decision limit ({self.config.clock.decision_ms} ms)")  # (no bank: none to speak of)
         if not any(a.seat == seat for a in self.record.actions):
             # the seat's set-up (its per-match copy of the bot, on_match_start) runs on this

@@ -219,12 +219,12 @@ def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out(
     assert [a.ms for a in own] == [40, 40, 40]
     assert [i.kind for i in record.incidents] == ["timeout"]
     # the record names the limit (the same on every transport), not the wait (the machine's)
-    assert record.incidents[0].detail == "no answer within the decision limit (10 ms) plus the bank (10 ms left), used up"
+    assert record.incidents[0].detail == "no answer within the decision limit (10 ms) and the 10 ms left in its bank"
     exact = play_timed(40, clock=Clock(decision_ms=40, bank_ms=0))  # on the limit is in time
     assert exact.outcome.reason is EndReason.COMPLETED
     late = play_timed(41, clock=Clock(decision_ms=40, bank_ms=0))
     assert late.outcome.reason is EndReason.FORFEIT_TIMEOUT
-    # a clock with no bank (a person's at /play) speaks of none: it said "plus the bank (0 ms left), used up"
+    # a clock with no bank (a person's at /play) speaks of none: it said "and the 0 ms left in its bank"
     # (its first decision: the set-up's time counts, said since the SDK review)
     assert late.incidents[0].detail == ("no answer within the decision limit (40 ms) (its first decision: the bot's "
                                         "per-match copy and on_match_start count too)")
@@ -250,7 +250,7 @@ def test_a_first_decision_out_of_time_says_the_set_up_runs_on_its_clock():
     record = asyncio.run(run_match(config, seats, clock=clock))
     assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT
     assert record.incidents[0].detail == (
-        "no answer within the decision limit (10 ms) plus the bank (10 ms left), used up (its first decision: the "
+        "no answer within the decision limit (10 ms) and the 10 ms left in its bank (its first decision: the "
         "bot's per-match copy and on_match_start count too)")
 
 
