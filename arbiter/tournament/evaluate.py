@@ -372,7 +372,10 @@ class EvalResult:
         """Everything measured, every match (the format of arbiter/tools/data/*.json)."""
         return {
             "format": JSON_FORMAT, "command": command, "game": self.game, "bot_a": self.bot_a, "bot_b": self.bot_b,
-            "seed": self.seed, "options": self.options, "preset": self.preset, "deals": self.deals,
+            "seed": self.seed,
+            # fixed (--seed, or the default for bots installed here), drawn (a new secret seed: the bots
+            # could not know it) or resumed (an unfinished evaluation's secret seed)
+            "seed_source": self.seed_source or "fixed", "options": self.options, "preset": self.preset, "deals": self.deals,
             "max_deals": self.max_deals,  # the --deals asked for: more than "deals" when a test stopped it early
             "summary": self.summary(), "mean": self.mean_margin,
             "se": self.margin.se,  # null with one deal, as the test's state and the terminal's "s.e. -": not 0

@@ -249,6 +249,7 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
     data = json.loads(out.read_text())
     assert data["sprt_state"]["verdict"] == "H1 accepted" and len(data["matches"]) == 2 * data["deals"]
     assert (data["played"], data["read"], data["read_of"]) == (2 * data["deals"], 0, None) and data["stored_as"]
+    assert data["seed_source"] == "fixed" and data["seed"] == 0  # the default seed of bots installed here
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0 and f"{2 * data['deals']} matches were already in" in " ".join(second.output.split())
     again = json.loads(out.read_text())  # a script tells a run that played nothing from one that played
@@ -379,6 +380,7 @@ def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path
         assert cut.finished is None and cut.done == 4 and cut.spec["seed"] > 2 ** 32  # 62 random bits, kept
         again = evaluate("spades", "greedy", "random", seed=None, store=store, **kw)
         assert (again.seed, again.seed_source, again.resumed, again.deals) == (cut.spec["seed"], "resumed", 4, 4)
+        assert again.to_json()["seed_source"] == "resumed"  # a script tells a secret seed from one it gave
         other = evaluate("spades", "greedy", "random", seed=None, store=store, **kw)  # that one is finished
         assert other.seed_source == "drawn" and other.seed != again.seed and other.resumed == 0
         named = evaluate("spades", "greedy", "random", seed=None, store=store, name="mine", **kw)
@@ -395,6 +397,7 @@ def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path
             cut2.spec["seed"], "resumed", 4, cut2.name)
         alone = evaluate("spades", "greedy", "random", seed=None, **kw)  # no store: drawn
         assert alone.seed_source == "drawn" and alone.seed not in (cut2.spec["seed"], longer.seed)
+        assert alone.to_json()["seed_source"] == "drawn"
 
 
 def test_a_named_evaluation_refused_on_a_secret_seed_names_what_the_command_changed(tmp_path) -> None:
