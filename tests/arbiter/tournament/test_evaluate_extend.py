@@ -154,3 +154,35 @@ def test_the_same_command_after_a_bot_file_was_edited_says_it_begins_a_new_evalu
     said = " ".join(edited.output.split())
     assert edited.exit_code == 0 and f"{bot} changed since evaluate-spades-" in said, edited.output
     assert "played with the file as it was (put it back to resume that one)" in said
+
+
+def test_a_longer_evaluation_cut_off_before_the_runs_deals_is_not_read_and_left_as_it_was(tmp_path) -> None:
+    """A longer stored evaluation that does not hold every deal a shorter run counts (cut off
+    after its first deal) is no source: the shorter run is an evaluation of its own under its
+    default name, playing every deal, and the longer one is left as it was (still resumable)."""
+    kw = dict(seed=2, options={"deals": 1})
+
+    class Cut(Exception):
+        pass
+
+    def cut_after_one(r) -> None:
+        if r.deals == 1:
+            raise Cut
+
+    played: list = []
+    with Store(tmp_path / "e.sqlite") as store:
+        with pytest.raises(Cut):
+            evaluate("spades", "heuristic", "random", deals=4, store=store, on_deal=cut_after_one, **kw)
+        (long,) = store.tournaments()
+        before = (long.spec, long.finished, long.done)
+        assert long.done == 2 and long.finished is None
+        short = evaluate("spades", "heuristic", "random", deals=2, store=store, progress=played.append, **kw)
+        assert short.read_of is None and short.resumed == 0 and len(played) == 4
+        assert short.stored_as != long.name and len(store.tournaments()) == 2
+        assert short.matches == evaluate("spades", "heuristic", "random", deals=2, **kw).matches
+        again = store.tournament(long.name)
+        assert (again.spec, again.finished, again.done) == before
+        # the longer one still resumes with its own command, playing only what it lacks
+        played.clear()
+        full = evaluate("spades", "heuristic", "random", deals=4, store=store, progress=played.append, **kw)
+        assert full.stored_as == long.name and full.resumed == 2 and len(played) == 6
