@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from cardarena.disclosure import UNSAID, Disclosure
 from cardarena.games import EndReason, Game, Outcome, get_game
@@ -271,8 +271,10 @@ def _fields_of(value: Any) -> dict[str, Any]:
 #: format (written by a newer arbiter, whose fields it might misread) with a message saying so,
 #: and reads one without the field (written before 7 December 2026) as format 1. Raise it when a
 #: field changes meaning or a reader must know of a new one; a field older readers may ignore
-#: (with a default) needs no new format.
-RECORD_FORMAT = 1
+#: (with a default) needs no new format. Format 2 (December 2026): a forfeit ranks the sides
+#: that did not fail by their standing when it ended (``forfeit_outcome``); in format 1 they
+#: all shared first, and a record of format 1 is verified by its own rule.
+RECORD_FORMAT = 2
 
 
 class NewerRecordFormat(ValueError):
@@ -297,6 +299,9 @@ class MatchRecord:
     #: with the arbiter in process, anything else hosted), else what ``arbiter.batch.venue``
     #: says (a file's bot played in process because it was asked for)
     venue: str = ""
+    #: the format it was written in (``RECORD_FORMAT`` for a match played now): the rules a
+    #: reader checks it by (a forfeit's ranks) are those of its format
+    format: int = RECORD_FORMAT
 
     def to_json(self) -> str:
         # ``dataclasses.asdict``'s text, field by field: its deep copy (of a dict per action,
@@ -313,7 +318,6 @@ class MatchRecord:
             d["outcome"]["reason"] = self.outcome.reason.value
         if not self.venue:
             del d["venue"]
-        d["format"] = RECORD_FORMAT
         return json.dumps(d, sort_keys=True)
 
     def content(self) -> dict[str, Any]:
@@ -381,6 +385,7 @@ class MatchRecord:
                 started=_typed(d, "started", (int, float), default=0.0),
                 seconds=_typed(d, "seconds", (int, float), default=0.0),
                 venue=_typed(d, "venue", str, default=""),
+                format=fmt,
             )
         except NewerRecordFormat:
             raise
@@ -474,9 +479,22 @@ FORFEIT_REASON = {
 }
 
 
-def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str) -> Outcome:
-    """The failing seat's side ranks last, every other side shares first."""
+def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str,
+                    standing: Sequence[Sequence[float]] | None = None) -> Outcome:
+    """The failing seat's side ranks last; every other side by its ``standing`` when the match
+    ended (``State.standing``: the money so far at Spot, the pay-off cards left at Spite and
+    Malice), sides that stand alike sharing a rank; without one (a record of format 1, a game
+    of two sides) every other side shares first. With three sides or more, every other side
+    first let one side's forfeit make the sides it was losing to equal to the leader (the
+    leader's share of first halved or worse, a side far behind raised to it): a bot could hand
+    a result to another, its author's own among them, by failing."""
     team = next(t for t in game.teams if seat in t)
     last = len(game.teams)
-    ranks = tuple(last if s in team else 1 for s in range(game.num_seats))
-    return Outcome(tuple(0.0 for _ in range(game.num_seats)), ranks, reason, detail)
+    ranks = [last if s in team else 1 for s in range(game.num_seats)]
+    if standing is not None:
+        others = [t for t in game.teams if seat not in t]
+        for t in others:
+            ahead = sum(1 for u in others if tuple(standing[u[0]]) > tuple(standing[t[0]]))
+            for s in t:
+                ranks[s] = 1 + ahead
+    return Outcome(tuple(0.0 for _ in range(game.num_seats)), tuple(ranks), reason, detail)

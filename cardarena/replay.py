@@ -171,11 +171,12 @@ def _check_forfeit(record: MatchRecord, game: Game, state: State) -> None:
         raise ReplayError(f"the record says seat {last.seat}'s {last.kind} answer ended the match, but after its "
                           f"{len(record.actions)} actions it is seat {state.current_seat}'s turn: actions were cut or "
                           "added, or the incident was altered")
-    due = forfeit_outcome(game, last.seat, rec.reason, rec.detail)
+    # (format 1: the sides that did not fail all shared first; since, ranked by their standing)
+    due = forfeit_outcome(game, last.seat, rec.reason, rec.detail, state.standing() if record.format >= 2 else None)
     if (due.scores, due.ranks) != (rec.scores, rec.ranks):
         raise ReplayError(
             f"seat {last.seat}'s forfeit ({rec.reason.value}) gives scores {list(due.scores)}, ranks {list(due.ranks)} "
-            f"(its side last), but the record says scores {list(rec.scores)}, ranks {list(rec.ranks)}: the result was altered"
+            f"(its side last, the others by where they stood), but the record says scores {list(rec.scores)}, ranks {list(rec.ranks)}: the result was altered"
         )
 
 

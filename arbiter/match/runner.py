@@ -429,7 +429,8 @@ class _Runner:
             raise
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
-            record.outcome = forfeit_outcome(game, f.seat, FORFEIT_REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}")
+            record.outcome = forfeit_outcome(game, f.seat, FORFEIT_REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}",
+                                             state.standing())  # the others ranked by where they stood
         await self._attach_stderr()
         # What each seat (and a spectator) may learn of the ended game is the disclosure's:
         # the whole deal only where no deal of it comes back (cardarena.disclosure).

@@ -88,14 +88,18 @@ def counted_result(outcome: Any, seats: Sequence[Any], teams: Sequence[Sequence[
     Counted here every side that holds a bot of the failing side ranks last and scores 0, every
     other side first with ``stake`` (``forfeit_stake``: the widest margin the game's rules allow),
     so against every other side each of the failing bot's sides loses by the widest margin, and
-    its copies tie only each other: no better than any play, its copies last."""
+    its copies tie only each other: no better than any play, its copies last. The other sides keep
+    the order the forfeit gave them (by where they stood when it ended, records of format 2; all
+    first in format 1), ranked among themselves."""
     if not outcome.reason.is_forfeit:
         return outcome.scores, outcome.ranks
-    last = max(outcome.ranks)
-    failing = {seats[s] for s, r in enumerate(outcome.ranks) if r == last}
+    ranks = outcome.ranks
+    last = max(ranks)
+    failing = {seats[s] for s, r in enumerate(ranks) if r == last}
     lost = {s for t in teams if any(seats[x] in failing for x in t) for s in t}
+    kept = [t[0] for t in teams if t[0] not in lost]  # a seat of each side that did not fail
     return (tuple(0.0 if s in lost else stake for s in range(len(seats))),
-            tuple(last if s in lost else 1 for s in range(len(seats))))
+            tuple(last if s in lost else 1 + sum(ranks[k] < ranks[s] for k in kept) for s in range(len(seats))))
 
 
 def margin_of(outcome: Any, who: Sequence[int | None], stake: float = 1.0) -> float:

@@ -235,6 +235,14 @@ class State(abc.ABC):
         """Every event so far, with visibility, from the initial deal on."""
         return self._log
 
+    def standing(self) -> "tuple[tuple[float, ...], ...] | None":
+        """Where each seat stands now, from public facts only (higher is better, compared
+        element by element; a side's seats stand alike): who was ahead when a forfeit ended
+        the match, so the sides that did not fail are ranked by it rather than all sharing
+        first (``cardarena.records.forfeit_outcome``). None where the game has nothing to
+        rank them by (two sides: the one that did not fail is first anyway)."""
+        return None
+
     def all_cards(self) -> "Counter[Card] | None":
         """Every card of the game wherever it lies (hands, piles, stock, table), as a
         multiset; for conservation checks. None if the engine does not count its cards.

@@ -373,13 +373,15 @@ def test_a_record_says_its_format_and_one_of_a_later_format_is_refused_as_such(r
     have been misread, or called corrupt. A record says its format; one without it (stored before
     7 December 2026) is format 1; one of a later format is refused saying so, not as corrupt."""
     data = json.loads(record_json)
-    assert data["format"] == RECORD_FORMAT == 1
+    assert data["format"] == RECORD_FORMAT == 2
     old = dict(data)
     del old["format"]
-    assert MatchRecord.from_json(json.dumps(old)) == MatchRecord.from_json(record_json)
-    with pytest.raises(NewerRecordFormat, match=r"^match record of format 2: this arbiter reads formats 1 to 1; a newer "
+    read = MatchRecord.from_json(json.dumps(old))
+    assert read.format == 1 and dataclasses.replace(read, format=2) == MatchRecord.from_json(record_json)
+    assert json.loads(read.to_json())["format"] == 1  # written again, it keeps its format (and its rules)
+    with pytest.raises(NewerRecordFormat, match=r"^match record of format 3: this arbiter reads formats 1 to 2; a newer "
                                                 r"arbiter wrote it \(upgrade card-arena to read it\)$"):
-        MatchRecord.from_json(json.dumps({**data, "format": 2}))
+        MatchRecord.from_json(json.dumps({**data, "format": 3}))
     for bad, said in ((0, "format: expected a record format from 1, got 0"), ("1", 'format: expected a whole number'),
                       (True, "format: expected a whole number")):
         with pytest.raises(ValueError, match=f"^corrupt match record: {said}"):

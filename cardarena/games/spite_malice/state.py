@@ -87,6 +87,15 @@ class SpiteAndMaliceState(SpiteAndMaliceLegal, SpiteAndMaliceTurns, SpiteAndMali
 
     GAME_OVER = _GAME_OVER  # the generic surface (current_seat, is_terminal, log, outcome) is State's
 
+    def standing(self) -> tuple[tuple[float, ...], ...]:
+        """Per seat: its side's series points so far (a series), then the fewer pay-off cards its
+        side has left the better: what every seat sees (``State.standing``)."""
+        g = self.game
+        left = [sum(len(self.payoff[m]) for m in g.team_members[g.team_of[s]]) for s in range(g.n)]
+        if g.options.series_scoring:
+            return tuple((float(self.points[s]), float(-left[s])) for s in range(g.n))
+        return tuple((float(-left[s]),) for s in range(g.n))
+
     # Referee-side reads, the same as Spot's (arbiter.rating.draws): immutable copies of cards no
     # seat may see, never part of a view; a bot is sent views, never an engine state.
 

@@ -492,6 +492,11 @@ class SpotState(SpotViews, State):
     # hand), so they are never part of a view: a bot is sent views, never an engine state, and a state
     # it builds with the forward model holds its own sampled cards, not the true ones.
 
+    def standing(self) -> tuple[tuple[float, ...], ...]:
+        """Per seat its money so far (its balance: what it has won and paid, its antes in this
+        hand's pot among them), which every seat sees (``State.standing``)."""
+        return tuple((b / SIXTIETHS,) for b in self._balances60)
+
     def stock_cards(self) -> tuple[Card, ...]:
         """The stock in draw order: the next card drawn from it first."""
         return tuple(reversed(self._stock))

@@ -93,7 +93,6 @@ def test_the_stored_text_is_the_dataclasses_own():
             d["outcome"]["reason"] = record.outcome.reason.value
         if not record.venue:
             del d["venue"]
-        d["format"] = 1
         return json.dumps(d, sort_keys=True)
 
     record = play([RandomBot(), RandomBot(), RandomBot(), RandomBot()], seed=11)
