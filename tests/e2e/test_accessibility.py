@@ -22,7 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from arbiter.store.db import Store
 from cardarena.replay import verify_record
 from tests.e2e.browser import accessibility_problems, shoot
-from tests.e2e.test_table import WAIT, _catalogue, _settled
+from tests.e2e.test_table import WAIT, _settled
 
 #: The module's tests share the `arbiter web` and Chromium of tests/e2e/test_table.py
 #: (``play_site`` and ``browser``, tests/e2e/conftest.py): its xdist group, so they are
@@ -75,6 +75,14 @@ def _tabs_ahead(browser, css: str) -> int | None:
     return forward if forward <= backward else -backward
 
 
+def _tab(browser, presses: int, back: bool) -> None:
+    """Tab pressed ``presses`` times, held with Shift when ``back``: one WebDriver call."""
+    if back:
+        ActionChains(browser).key_down(Keys.SHIFT).send_keys(*[Keys.TAB] * presses).key_up(Keys.SHIFT).perform()
+    else:
+        _keys(browser, *[Keys.TAB] * presses)
+
+
 def _tab_to(browser, css: str) -> None:
     """Tab (or Shift+Tab, where that way round is shorter) until the element ``css`` has the
     focus: it is reachable by keyboard. The presses it should take (``_tabs_ahead``) go as one
@@ -84,22 +92,20 @@ def _tab_to(browser, css: str) -> None:
     The shorter way round is about half the presses of Tab alone (605 -> 300 in the Spite and
     Malice game and the Spot hand), each a key event through chromedriver, the browser and
     the renderer."""
-    pressed = 0
+    pressed, back = 0, False
     for _ in range(2):  # once more after one press where the focus was on the page itself
         ahead = _tabs_ahead(browser, css)
         if ahead == 0:
             return
-        if ahead is not None and ahead < 0:
-            ActionChains(browser).key_down(Keys.SHIFT).send_keys(*[Keys.TAB] * -ahead).key_up(Keys.SHIFT).perform()
-        else:
-            _keys(browser, *[Keys.TAB] * (ahead or 1))
+        back = ahead is not None and ahead < 0
+        _tab(browser, abs(ahead or 1), back)
         pressed += abs(ahead or 1)
         if ahead is not None:
             break
-    for _ in range(pressed, MAX_TABS):
+    for _ in range(pressed, MAX_TABS):  # on the same way round (the page itself may be one more stop)
         if browser.execute_script("return document.activeElement === document.querySelector(arguments[0])", css):
             return
-        _keys(browser, Keys.TAB)
+        _tab(browser, 1, back)
     raise AssertionError(f"{css} cannot be reached with Tab")
 
 
@@ -118,9 +124,9 @@ return [cards.map(function (c) { return c.getAttribute('data-src'); }), cards.in
 """
 
 
-def _decide(browser, rng: random.Random, checked: set[str]) -> str:
-    """One decision of Spades by keyboard alone; the action taken."""
-    cat = _catalogue(browser)
+def _decide(browser, rng: random.Random, checked: set[str], cat: list[tuple[str, tuple[str, ...], str]]) -> str:
+    """One decision of Spades by keyboard alone (``cat``: the legal actions the page lists,
+    ``_settled``); the action taken."""
     texts = [t for t, _, _ in cat]
     plays = [t for t in texts if t.startswith("play ")]
     if plays:
@@ -183,9 +189,9 @@ def test_a_whole_spades_deal_by_keyboard_with_no_accessibility_violation(play_si
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: "/play/web-" in d.current_url)
     match_id = browser.current_url.rsplit("/", 1)[1]
     rng, taken, checked = random.Random(4), [], set()
+    page = _settled(browser)
     for _ in range(200):
-        version, turn, done = _settled(browser)
-        if done == "1":
+        if page.done == "1":
             break
         if "peek" not in checked and browser.find_elements(By.CSS_SELECTOR, "#last-trick summary"):
             _tab_to(browser, "#last-trick summary")  # the last trick, opened by the keyboard
@@ -194,8 +200,8 @@ def test_a_whole_spades_deal_by_keyboard_with_no_accessibility_violation(play_si
             assert len(browser.find_elements(By.CSS_SELECTOR, "#last-trick .card")) == 4
             shoot(browser, "spades-last-trick")
             checked.add("peek")
-        taken.append(_decide(browser, rng, checked))
-        _settled(browser, before=version)
+        taken.append(_decide(browser, rng, checked, page.actions))
+        page = _settled(browser, before=page.version)
     else:
         raise AssertionError("the deal did not end")
     assert {"play", "bid", "peek"} <= checked and sum(t.startswith("play ") for t in taken) == 13
@@ -249,11 +255,11 @@ def _spot_partners(card: str, hand: list[str]) -> tuple[int, int]:
     return near, -rank(card)
 
 
-def _decide_by_tab(browser, rng: random.Random, game: str) -> str:
+def _decide_by_tab(browser, rng: random.Random, game: str, cat: list[tuple[str, tuple[str, ...], str]]) -> str:
     """One decision of Spite and Malice or Spot by keyboard alone: Tab to each card or
     pile the action moves and Enter, then Tab to the place that lights up and Enter (or
-    to the button of an action of no card); the action taken."""
-    cat = _catalogue(browser)
+    to the button of an action of no card; ``cat``: the legal actions the page lists,
+    ``_settled``); the action taken."""
     moves = [(t, s, d) for t, s, d in cat if s or d]
     if game == "spot":
         draws = [m for m in moves if m[0].startswith("draw ")]
@@ -293,15 +299,15 @@ def test_spite_and_malice_and_a_spot_hand_by_keyboard_with_no_accessibility_viol
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: "/play/web-" in d.current_url)
     match_id = browser.current_url.rsplit("/", 1)[1]
     rng, taken = random.Random(5), []
+    page = _settled(browser)
     for _ in range(300):
-        version, turn, done = _settled(browser)
-        if done == "1":
+        if page.done == "1":
             break
         if not taken:
             _clean(browser, f"{game}: the first decision")
         assert not _covered_ranks(browser)
-        taken.append(_decide_by_tab(browser, rng, game))
-        _settled(browser, before=version)
+        taken.append(_decide_by_tab(browser, rng, game, page.actions))
+        page = _settled(browser, before=page.version)
     else:
         raise AssertionError("the match did not end")
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "replay-link"))

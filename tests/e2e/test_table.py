@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from selenium.common.exceptions import TimeoutException, WebDriverException
@@ -43,9 +44,16 @@ WAIT = 90  # seconds any one wait may take (the server answers within its long p
 pytestmark = pytest.mark.xdist_group("table")
 
 
+#: The legal actions the page lists, read in the page: one WebDriver call, not three per
+#: option (a Spot turn lists dozens: its round trips were most of a decision's time).
+_CATALOGUE_JS = """Array.from(document.querySelectorAll('#all-actions option'), o =>
+    [o.value, (o.getAttribute('data-from') || '').split(/\\s+/).filter(Boolean), o.getAttribute('data-to') || ''])"""
+
+
 #: The page's own wait for ``_settled``: it looks at the page every 50 ms inside the browser
 #: and answers once, so a wait is one WebDriver call, not one round trip (and a few
-#: element lookups) every 50 ms. Answers [version, turn, done], or {failed: text}.
+#: element lookups) every 50 ms. Answers [version, turn, done, the legal actions the page
+#: lists (``_CATALOGUE_JS``)], or {failed: text}.
 _SETTLED_JS = """
 var before = arguments[0], done = arguments[arguments.length - 1];
 (function check() {
@@ -54,16 +62,27 @@ var before = arguments[0], done = arguments[arguments.length - 1];
   var st = document.getElementById("status");
   if (st && !document.querySelector("#live.busy")) {
     var s = [st.getAttribute("data-version"), st.getAttribute("data-turn"), st.getAttribute("data-done")];
-    if ((before === null || s[0] !== before) && (s[1] === "1" || s[2] === "1")) { done(s); return; }
+    if ((before === null || s[0] !== before) && (s[1] === "1" || s[2] === "1")) { done(s.concat([""" + _CATALOGUE_JS + """])); return; }
   }
   setTimeout(check, 50);
 })();
 """
 
 
-def _settled(browser, before: str | None = None) -> tuple[str, str, str]:
+class Settled(NamedTuple):
+    """The page settled (``_settled``): its version, whether the seat is to decide, whether
+    the match is over and stored, and the legal actions it lists then (``_CATALOGUE_JS``)."""
+    version: str
+    turn: str
+    done: str
+    actions: list[tuple[str, tuple[str, ...], str]]
+
+
+def _settled(browser, before: str | None = None) -> Settled:
     """Until the page asks the seat to decide or the match is over and stored (and its
-    version is past ``before``): (version, turn, done)."""
+    version is past ``before``). The legal actions come in the same call: a loop of
+    decisions asks the page once a decision, not three times (a wait that answered at once
+    after the last one's, and a read of the actions)."""
     script_timeout(browser, WAIT)  # a wait that outlasts it raises selenium's TimeoutException
     for _ in range(MAX_DECISIONS):
         try:
@@ -74,19 +93,13 @@ def _settled(browser, before: str | None = None) -> tuple[str, str, str]:
             continue
         if isinstance(found, dict):
             raise AssertionError(found["failed"])
-        return tuple(found)
+        return Settled(*found[:3], _rows(found[3]))
     raise AssertionError(f"the page was replaced {MAX_DECISIONS} times while waiting for it to settle")
 
 
-#: The legal actions the page lists, read in the page: one WebDriver call, not three per
-#: option (a Spot turn lists dozens: its round trips were most of a decision's time).
-_CATALOGUE_JS = """return Array.from(document.querySelectorAll('#all-actions option'), o =>
-    [o.value, (o.getAttribute('data-from') || '').split(/\\s+/).filter(Boolean), o.getAttribute('data-to') || ''])"""
-
-
-def _catalogue(browser) -> list[tuple[str, tuple[str, ...], str]]:
-    """The legal actions as the page lists them: (text, sources, target)."""
-    return [(text, tuple(sorted(srcs)), dst) for text, srcs, dst in browser.execute_script(_CATALOGUE_JS)]
+def _rows(found: list) -> list[tuple[str, tuple[str, ...], str]]:
+    """The legal actions as ``_CATALOGUE_JS`` read them: (text, sources, target)."""
+    return [(text, tuple(sorted(srcs)), dst) for text, srcs, dst in found]
 
 
 def _click(browser, css: str) -> None:
@@ -139,9 +152,9 @@ _SIDE: list[str] = []  # the Spite and Malice test's first discard to a side sta
 _CENTRE_OFFERED: list[str] = []  # its decisions where a centre pile was a target
 
 
-def _act(browser, rng: random.Random, game: str) -> str:
-    """One decision, made by clicking the table; the action taken."""
-    cat = _catalogue(browser)
+def _act(browser, rng: random.Random, game: str, cat: list[tuple[str, tuple[str, ...], str]]) -> str:
+    """One decision, made by clicking the table (``cat``: the legal actions the page lists,
+    ``_settled``); the action taken."""
     assert cat, "a decision with no legal action"
     texts = [t for t, _, _ in cat]
     if game == "spades":
@@ -218,12 +231,14 @@ def _act(browser, rng: random.Random, game: str) -> str:
 
 #: What each decision checks of the page, read in one script: the explanation's text, the
 #: text of your seat (``arguments[0]``) on the board, whether a seat of yours is marked as the
-#: one to act (the seat's element's rendered text, as WebDriver's ``text`` reads it).
+#: one to act (the seat's element's rendered text, as WebDriver's ``text`` reads it), and
+#: how many cards of the hand are dimmed and how many raised (legal).
 _TURN_JS = """
 var explain = document.getElementById('explain');
 var you = document.querySelector('#board .seat.you[data-seat="' + arguments[0] + '"]');
 if (!explain || !you) throw new Error('no #explain or no seat ' + arguments[0] + ' of yours on the board');
-return [explain.innerText, you.innerText, document.querySelectorAll('#board .seat.to-act.you').length > 0];
+return [explain.innerText, you.innerText, document.querySelectorAll('#board .seat.to-act.you').length > 0,
+        document.querySelectorAll('#hand button.pick.dim').length, document.querySelectorAll('#hand button.pick.legal').length];
 """
 
 
@@ -232,9 +247,9 @@ def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[
     taken: list[str] = []
     shot_at = {1, 6}
     checked_sizes = False
+    page = _settled(browser)
     for _ in range(MAX_DECISIONS):
-        version, turn, done = _settled(browser)
-        if done == "1":
+        if page.done == "1":
             return taken
         if len(taken) + 1 in shot_at:
             shoot(browser, f"{shot}-turn{len(taken) + 1}")
@@ -242,16 +257,15 @@ def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[
             for css in ("#board .seat.you",) + (("#board .seat.you .piles",) if game == "spite-and-malice" else ()):
                 r = browser.find_element(By.CSS_SELECTOR, css).rect
                 assert r["y"] + r["height"] <= SIZES["wide"][1], f"{css} is below the fold at 1280×800: {r}"
-        if not checked_sizes and len(browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.dim")) and \
-                browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal"):
+        explain, you, marked, dim, legal = browser.execute_script(_TURN_JS, seat)  # one call, not seven
+        if not checked_sizes and dim and legal:
             _legal_cards_not_smaller(browser)
             checked_sizes = True
-        explain, you, marked = browser.execute_script(_TURN_JS, seat)  # one call, not five
         assert explain.strip()
         assert you.startswith("you")
         assert marked, "whose turn it is is marked"
-        taken.append(_act(browser, rng, game))
-        _settled(browser, before=version)
+        taken.append(_act(browser, rng, game, page.actions))
+        page = _settled(browser, before=page.version)
     raise AssertionError(f"no end within {MAX_DECISIONS} decisions")
 
 
