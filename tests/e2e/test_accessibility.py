@@ -1,6 +1,6 @@
 """The pages by keyboard and for a screen reader (issue 44): headless Chromium plays a
-whole Spades deal at ``/play`` with the keyboard alone (Tab, arrows, Enter, the digit
-keys; never a click), and axe-core (tests/e2e/axe, from the npm registry) finds no
+whole Spades deal at ``/play`` with the keyboard alone (Tab and Shift+Tab, arrows, Enter,
+the digit keys; never a click), and axe-core (tests/e2e/axe, from the npm registry) finds no
 serious or critical accessibility violation on any page it sees: the form, the table at
 a bid, a play and the end, the replay, the tournament index. The table names its cards
 in words, says whose turn it is in an aria-live region, and shows the last trick when
