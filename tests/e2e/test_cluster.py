@@ -71,18 +71,48 @@ def table(st):
 ON_THE_CLUSTER = pytest.mark.xdist_group("cluster")
 
 
+#: The shared cluster's one worker: two threads (two matches at once in its one arbiter, as
+#: docs/cluster.md runs a machine).
+SHARED_THREADS = 2
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """One loopback cluster for the tests that only play on it (starting a scheduler and
-    its workers, each importing the project and starting its bots, is most of a test's
-    time); the test that kills a worker makes its own, of two. Here one worker of two
-    threads (two matches at once in its one arbiter, as docs/cluster.md runs a machine): each
-    bot's fork server starts once on the cluster's side, not once a worker. It caches
-    shipped bot files in ``cluster.cache``."""
+    """One loopback cluster for the tests of the group (starting a scheduler and its
+    workers, each importing the project and starting its bots, is most of a test's time).
+    Here one worker of ``SHARED_THREADS`` threads: each bot's fork server starts once on the
+    cluster's side, not once a worker. The tests that kill workers add theirs to it
+    (``_as_it_was`` gives it back as it was); the one that stops the scheduler makes its own.
+    It caches shipped bot files in ``cluster.cache``."""
     cache = tmp_path_factory.mktemp("worker-cache")
-    with LoopbackCluster(workers=1, nthreads=2, env={"ARENA_CLUSTER_CACHE": str(cache)}) as c:
+    with LoopbackCluster(workers=1, nthreads=SHARED_THREADS, env={"ARENA_CLUSTER_CACHE": str(cache)}) as c:
         c.cache = cache
         yield c
+
+
+def _as_it_was(cluster: LoopbackCluster) -> None:
+    """The shared cluster back to one live worker of ``SHARED_THREADS`` threads, after a test
+    that added workers and killed some (its own, or the shared one): the killed ones reaped
+    and dropped, any extra one stopped, a new one started if none is left, and the
+    scheduler's list of workers down to that one, so the group's other tests find the
+    cluster they expect (one named worker, every listed one alive)."""
+    from distributed import Client
+
+    live = [w for w in cluster.workers if w.poll() is None]
+    for extra in live[1:]:
+        extra.kill()
+    for w in cluster.workers:
+        if w not in live[:1]:
+            w.wait()
+    cluster.workers[:] = live[:1]
+    if not cluster.workers:
+        cluster.add_worker(SHARED_THREADS)
+    with Client(cluster.address) as client:
+        deadline = time.monotonic() + 30  # a worker killed leaves when its connection drops: at once, as a rule
+        while len(client.scheduler_info()["workers"]) != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        client.wait_for_workers(1, timeout=30)
+        assert len(client.scheduler_info()["workers"]) == 1, client.scheduler_info()["workers"]
 
 
 @ON_THE_CLUSTER
@@ -134,7 +164,8 @@ def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, 
     assert ref.kind == "files" and sorted(p.name for p in (cache / ref.content_hash).iterdir()) == ["bot.py", "helper.py"]
 
 
-def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
+@ON_THE_CLUSTER
+def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path, cluster):
     from distributed import Client
 
     db = tmp_path / "arena.sqlite"
@@ -144,7 +175,11 @@ def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
     # the expected results, from this process (bundled bots: the same records as hosted; the
     # tournament test above compares the cluster with the hosted run)
     local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base), transport="inproc")
-    with LoopbackCluster(workers=2) as cluster:
+    # the victim: a worker added to the shared cluster, whose own worker plays on (a cluster
+    # of its own, a scheduler and two workers, was about 1.8 CPU-s more)
+    victim = cluster.add_worker()
+    try:
+        cluster.wait_for_workers(2)
         spec = TournamentSpec(name="cluster", cluster=cluster.address, **base)
         outcome: dict[str, object] = {}
 
@@ -156,7 +191,7 @@ def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
 
         driver = threading.Thread(target=drive)
         driver.start()
-        victim, playing = cluster.workers[0], []
+        playing = []
         with Client(cluster.address) as client:
             # the moment: two matches stored and the victim holding one. Nothing announces
             # it (the store is a file, the scheduler's view a query): both are looked at, a
@@ -178,6 +213,8 @@ def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
             # the scheduler's own story: what the dead worker held was handed out again
             stories = client.run_on_scheduler(lambda dask_scheduler: [list(dask_scheduler.story(k)) for k in playing])
             assert any(sum(1 for t in story if t[2] == "processing") >= 2 for story in stories), stories
+    finally:
+        _as_it_was(cluster)
     assert "error" not in outcome, outcome.get("error")
     rows, st, _ = outcome["rows"]
     stored = _stored(db, "cluster")
@@ -510,15 +547,22 @@ def test_a_worker_hosts_a_runs_bots_once_and_stops_them_when_the_run_ends(tmp_pa
 
 
 
-def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_join(tmp_path):
+@ON_THE_CLUSTER
+def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_join(tmp_path, cluster):
     """A worker gone mid-run is said (its matches run again on the others); with none left
     the run says it waits for one, where it used to wait without a word, a hang to its
-    organiser; a worker that joins then plays the rest, every match stored once."""
+    organiser; a worker that joins then plays the rest, every match stored once. On the
+    shared cluster: one worker added to its own, both killed, and the one that joins is the
+    shared cluster's worker from then on (a cluster of its own was a scheduler and a worker
+    more, about 1.8 CPU-s)."""
     db = tmp_path / "arena.sqlite"
     slow = Path(__file__).with_name("slowbot.py")
     # 4 matches: each worker holds one when the first is stored and both are killed, so at
     # least 3 are left for the worker that joins (8 were 4 more slowed matches for it to play)
-    with LoopbackCluster(workers=2) as cluster:
+    run = None
+    cluster.add_worker()
+    try:
+        cluster.wait_for_workers(2)
         run = subprocess.Popen(
             [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,{slow}",
              "-o", "deals=1", "--deals", "2", "--seed", "6", "--name", "left", "--db", str(db), "--quiet",
@@ -537,18 +581,23 @@ def test_workers_leaving_are_said_and_a_run_left_without_any_waits_for_one_to_jo
         deadline = time.monotonic() + 90
         while not _stored(db, "left") and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        for worker in cluster.workers:
+        killed = list(cluster.workers)
+        for worker in killed:
             worker.kill()
         # the driver's look at the workers (every second) finds none: then one joins (a
         # sleep of 3 s stood for that look)
         assert none_left.wait(60), "".join(said)
-        cluster.add_worker()
+        cluster.add_worker(SHARED_THREADS)
         run.wait(120)
         reader.join(10)
         stderr = "".join(said)
+    finally:
+        if run is not None and run.poll() is None:
+            run.kill()
+            run.wait()
+        _as_it_was(cluster)
     assert run.returncode == 0, stderr
-    # the cluster's close ended its worker and scheduler: neither waited out its 10 s and was killed
-    assert [p.returncode for p in (cluster.workers[-1], cluster.scheduler)] == [0, 0]
+    assert len(killed) == 2 and all(w.returncode == -signal.SIGKILL for w in killed)
     assert stderr.count("left the cluster; the matches it had not returned run again on the others") == 2, stderr
     assert f"no workers left on the cluster at {cluster.address}: the matches wait until one joins" in stderr, stderr
     assert sorted(_stored(db, "left")) == list(range(4))
@@ -580,6 +629,8 @@ def test_a_worker_without_card_arena_is_named_before_anything_is_played(tmp_path
         with pytest.raises(ClusterError) as exc:
             asyncio.run(go())
         assert bare.poll() is None  # asked, not killed
+    # the cluster's close ended its worker and scheduler: neither waited out its 10 s and was killed
+    assert [p.returncode for p in (bare, cluster.scheduler)] == [0, 0]
     error = str(exc.value)
     assert "worker bare (tcp://127.0.0.1:" in error and "cannot run Card Arena's tasks" in error, error
     assert "No module named 'arbiter'" in error and "install the same Card Arena version" in error, error
