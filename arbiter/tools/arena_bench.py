@@ -109,13 +109,17 @@ class Efficiency:
 
 
 def ladder_efficiency(runs: int = 1, levels: Sequence[int] = LEVELS, max_matches: int = 20_000,
-                      first_seed: int = 1, jobs: int | None = None) -> Efficiency:
+                      first_seed: int = 1, jobs: int | None = None, pool: Any = None) -> Efficiency:
     """The bench figure: ladder matches / round-robin matches to the same certainty, the
     median over ``runs`` seeds. The runs are independent: ``jobs`` processes play them
-    (default: one per core), each a single-threaded in-process ladder."""
+    (default: one per core), each a single-threaded in-process ladder; or the processes of
+    ``pool`` (a process pool, e.g. the bench run's, which it leaves running)."""
     tasks = [(schedule, seed) for seed in range(first_seed, first_seed + runs) for schedule in ("ladder", "round-robin")]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
-    if jobs == 1:
+    if pool is not None:
+        futures = [pool.submit(run_once, sch, seed, tuple(levels), max_matches=max_matches) for sch, seed in tasks]
+        results = [f.result() for f in futures]
+    elif jobs == 1:
         results = [run_once(sch, seed, levels, max_matches=max_matches) for sch, seed in tasks]
     else:
         ctx = multiprocessing.get_context("spawn")  # no inherited event loop or store connection

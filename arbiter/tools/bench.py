@@ -79,6 +79,7 @@ checks only how measured values are reported.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -95,7 +96,7 @@ import textwrap
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Annotated, Any, Callable, Mapping, Optional, Sequence
+from typing import Annotated, Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -995,23 +996,64 @@ def run_bench(
     if resume is not None:
         result.check_resumable(resume)
     before = resume.seconds if resume is not None else 0.0
-    for step in STEPS:
-        names = tuple(s for s in step if s in sections)
-        if not names:
-            continue
-        name = "+".join(names)
-        if resume is not None and name in resume.done:
-            progress(f"{name}: measured before (--resume)")
-            result.figures.extend(f for f in resume.figures if f.section == name)
-        else:
-            result.step = name
-            _run_step(result, names, runs, seconds, openspiel_python, progress)
-            result.step = ""
-        result.done.append(name)
-        result.seconds = before + time.perf_counter() - t_start
-        checkpoint(result)
+    with _UNITS_POOL.kept():
+        for step in STEPS:
+            names = tuple(s for s in step if s in sections)
+            if not names:
+                continue
+            name = "+".join(names)
+            if resume is not None and name in resume.done:
+                progress(f"{name}: measured before (--resume)")
+                result.figures.extend(f for f in resume.figures if f.section == name)
+            else:
+                result.step = name
+                _run_step(result, names, runs, seconds, openspiel_python, progress)
+                result.step = ""
+            result.done.append(name)
+            result.seconds = before + time.perf_counter() - t_start
+            checkpoint(result)
     result.complete = True
     return result
+
+
+class _SharedPool:
+    """One pool of spawned processes (one a core) for the sections of a ``run_bench`` that
+    spread their units over the cores (statistics, arena, analysis: ``run_units`` and
+    ``ladder_efficiency``), started at its first use and ended with the run. A pool per
+    section spawned its workers and imported the project into them again, section after
+    section (about 0.5 CPU-s a worker: a smoke run of arena and analysis spent 2 CPU-s on
+    4 spawns where 2 do). Outside ``kept()`` there is none and each call makes its own."""
+
+    def __init__(self) -> None:
+        self._pool: Any = None
+        self._kept = False
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[None]:
+        self._kept = True
+        try:
+            yield
+        finally:
+            self._kept = False
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
+
+    def get(self) -> Any:
+        """The run's pool, None outside a ``run_bench``."""
+        if not self._kept:
+            return None
+        if self._pool is None:
+            import multiprocessing
+
+            from arbiter.batch.engine import worker_pool
+
+            # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
+            self._pool = worker_pool(os.cpu_count() or 1, multiprocessing.get_context("spawn"))
+        return self._pool
+
+
+_UNITS_POOL = _SharedPool()
 
 
 def _run_step(result: BenchResult, sections: Sequence[str], runs: int, seconds: float, openspiel_python: str | None,
@@ -1316,8 +1358,10 @@ def run_units(jobs: Sequence[tuple[Any, Callable[[], Any]]], workers: int | None
 
     out: dict[Any, Any] = {}
     cpu = {} if cpu is None else cpu
+    shared = _UNITS_POOL.get() if workers is None else None  # the bench run's pool (_SharedPool)
     # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
-    with worker_pool(workers or os.cpu_count() or 1, multiprocessing.get_context("spawn")) as pool:
+    with contextlib.nullcontext(shared) if shared is not None else \
+            worker_pool(workers or os.cpu_count() or 1, multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_cpu_timed, job): unit for unit, job in jobs}
         for i, f in enumerate(as_completed(futures)):
             unit = futures[f]
@@ -1466,7 +1510,7 @@ def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None
     levels = result.sizes.arena_levels or LEVELS
     ratio = result.add("ratio.arena", "arena ladder / round robin matches to the right order, adjacent LOS >= 95%", "x")
     progress(f"arena: {n} ladder and round-robin run(s) of {len(levels)} bots")
-    eff = ladder_efficiency(n, levels, max_matches=result.sizes.arena_max_matches)
+    eff = ladder_efficiency(n, levels, max_matches=result.sizes.arena_max_matches, pool=_UNITS_POOL.get())
     ratio.values.extend(a.matches / b.matches for a, b in eff.runs)
     reached = all(a.reached and b.reached for a, b in eff.runs)
     if not reached:

@@ -204,3 +204,19 @@ def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest
     # A finished run is not resumed: it would measure nothing.
     again = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert again.returncode == 2 and "that run is complete" in again.stderr, again.stderr
+
+
+@pytest.mark.e2e  # the pool's queue starts multiprocessing's resource tracker
+def test_a_bench_run_keeps_one_pool_of_processes_for_the_sections_that_spread_their_units():
+    """Statistics, arena and analysis spread their units over one pool a ``run_bench`` (each
+    section's own pool spawned its workers and imported the project into them again); it ends
+    with the run, and outside one there is none (``run_units`` and ``ladder_efficiency`` then
+    make their own). Nothing is submitted here: a pool starts no worker before its first unit."""
+    shared = bench._UNITS_POOL
+    assert shared.get() is None
+    with shared.kept():
+        pool = shared.get()
+        assert pool is not None and shared.get() is pool
+    assert shared.get() is None
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        pool.submit(os.getpid)
