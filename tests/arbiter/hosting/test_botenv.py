@@ -144,6 +144,23 @@ def _sdist_that_runs_code(where, marker) -> None:
             tar.addfile(info, io.BytesIO(data))
 
 
+def _wheel(where, name: str, text: str) -> None:
+    """``NAME-1.0-py3-none-any.whl`` in ``where``: one module, ``NAME/__init__.py`` = ``text``."""
+    import base64
+    import hashlib
+    import zipfile
+
+    files = {f"{name}/__init__.py": text,
+             f"{name}-1.0.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+             f"{name}-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    digest = lambda d: base64.urlsafe_b64encode(hashlib.sha256(d.encode()).digest()).rstrip(b"=").decode()  # noqa: E731
+    record = [f"{n},sha256={digest(d)},{len(d.encode())}" for n, d in files.items()]
+    files[f"{name}-1.0.dist-info/RECORD"] = "\n".join([*record, f"{name}-1.0.dist-info/RECORD,,"]) + "\n"
+    with zipfile.ZipFile(where / f"{name}-1.0-py3-none-any.whl", "w") as z:
+        for n, d in files.items():
+            z.writestr(n, d)
+
+
 def test_what_a_bot_declares_installs_from_wheels_only_and_runs_no_code_of_it(folder, tmp_path, monkeypatch) -> None:
     """The install runs as the arbiter's user, outside the sandbox: a package built from
     source runs its author's code there (a bot author may publish one, and the arena's
@@ -175,3 +192,16 @@ def test_what_a_bot_declares_installs_from_wheels_only_and_runs_no_code_of_it(fo
         "# a comment\nnumpy==2.1.0 ; python_version >= \"3.11\" \\\n    --hash=sha256:" + "ab" * 32 + "\n"
         "requests[socks]==2.32.3  # via something\n\n")
     assert botenv.lock_fault((folder / "requirements.txt").read_bytes()) == ""
+    # a wheel is installed: into the environment, where its Python finds it (the arbiter's
+    # pip puts it there; the environment has no pip of its own)
+    import subprocess
+
+    _wheel(links, "tinypkg", "VALUE = 42\n")
+    (folder / "requirements.txt").write_text("tinypkg==1.0\n")
+    env = botenv.ensure(folder, "requirements.txt", allow=True)
+    assert (env / ".ok").is_file() and not list(env.glob("lib/python*/site-packages/pip"))
+    found = subprocess.run([str(botenv.python_of(env)), "-c", "import tinypkg, sdk; print(tinypkg.VALUE, tinypkg.__file__)"],
+                           capture_output=True, text=True, timeout=60)
+    assert found.returncode == 0, found.stderr
+    value, where = found.stdout.split()
+    assert value == "42" and where.startswith(str(env)), found.stdout
