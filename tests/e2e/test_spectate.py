@@ -120,13 +120,22 @@ def arbiter():
     stop_serve(s)
 
 
-@SHARED
-@pytest.mark.parametrize("game,n,options", MATCHES, ids=[m[0] for m in MATCHES])
-def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter, game, n, options):
-    names = [f"{game[:4]}{i}" for i in range(n)]
+@pytest.fixture(scope="module")
+def slow_bots(arbiter) -> list[str]:
+    """As many slow bots on the module's arbiter as a match of MATCHES seats (each plays
+    every game): the games' matches take their first seats, one after another. A process
+    each per match was six more bot starts (~0.4 CPU-s each)."""
+    names = [f"slow{i}" for i in range(max(n for _, n, _ in MATCHES))]
     for name in names:
         arbiter.start_bot(SLOW, name)
     arbiter.wait_sessions(names)
+    return names
+
+
+@SHARED
+@pytest.mark.parametrize("game,n,options", MATCHES, ids=[m[0] for m in MATCHES])
+def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter, slow_bots, game, n, options):
+    names = slow_bots[:n]
     watcher = Watcher(arbiter.address, arbiter.spectator_token)
     watcher.start()
     seed = 21
