@@ -238,8 +238,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # on a machine, running fontconfig's `fc-list` (installed with chromium by `make browser`):
     # on a fresh machine the first test to import endplay "started a process". The cache is
     # built here, by the xdist controller (or the only process) before its workers start, and
-    # they read it; where it exists this costs one import of matplotlib (~0.1 s), once.
-    if not os.environ.get("PYTEST_XDIST_WORKER") and importlib.util.find_spec("matplotlib") is not None:
+    # they read it. Where it exists already nothing is imported: the import (numpy with
+    # it) was ~0.25 CPU-s of every pytest controller, the suite's and each of the runs
+    # tests/test_pytest_defaults.py starts.
+    if not os.environ.get("PYTEST_XDIST_WORKER") and not _font_cache_made():
         import matplotlib.font_manager  # noqa: F401 - builds (or reads) the font cache
     # Passing check reports are reused within this run (arbiter.batch.vetcache: the same bot
     # content, settings and code), never from a developer's own cache or an earlier run:
@@ -253,6 +255,26 @@ def pytest_configure(config: pytest.Config) -> None:
     from tests import clicache
 
     clicache.install()
+
+
+def _font_cache_made() -> bool:
+    """Whether matplotlib is missing (nothing to build), or its font cache for the installed
+    version is where matplotlib looks first (``MPLCONFIGDIR``, else ``XDG_CACHE_HOME`` or
+    ~/.cache, then ``matplotlib``); found without importing it. False when unsure: then the
+    import builds or reads it, as before."""
+    import re
+
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None:
+        return True
+    try:
+        source = (Path(next(iter(spec.submodule_search_locations))) / "font_manager.py").read_text()
+        version = re.search(r"^    __version__ = ['\"]([^'\"]+)['\"]", source, re.M).group(1)
+        folder = (Path(os.environ["MPLCONFIGDIR"]) if os.environ.get("MPLCONFIGDIR")
+                  else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib")
+    except (OSError, StopIteration, TypeError, AttributeError, RuntimeError):
+        return False
+    return (folder / f"fontlist-v{version}.json").is_file()
 
 
 def _cache_bytecode() -> None:
