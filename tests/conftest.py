@@ -474,15 +474,21 @@ def _remove_serve_files(log: Path | None, credentials: Path) -> None:
     shutil.rmtree(credentials.parent, ignore_errors=True)
 
 
-def stop_serve(serve: ServeProcess) -> None:
-    for b in serve.bots:
+def stop_bots(bots: list[subprocess.Popen]) -> None:
+    """Bot processes stopped (asked, then killed after 5 s)."""
+    for b in bots:
         if b.poll() is None:
             b.terminate()
-    for b in serve.bots:
+    for b in bots:
         try:
             b.wait(5)
         except subprocess.TimeoutExpired:
             b.kill()
+            b.wait()
+
+
+def stop_serve(serve: ServeProcess) -> None:
+    stop_bots(serve.bots)
     serve.proc.terminate()
     try:
         serve.proc.wait(10)

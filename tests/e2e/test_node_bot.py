@@ -14,6 +14,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from arbiter.hosting.botproc import BotHost
 from arbiter.match import run_match
 from arbiter.server import auth
@@ -26,7 +28,7 @@ from arbiter.store.registry import Registry
 from cardarena.games import EndReason, get_game
 from cardarena.records import MatchConfig
 from cardarena.replay import verify_record
-from tests.conftest import start_serve, stop_serve
+from tests.conftest import start_serve, stop_bots, stop_serve
 from tests.e2e.nodejs import EXAMPLE, ROOT, need_node, node_env, node_folder
 
 #: (game, its bots, options that keep a match short, deals): greedy plays Spades only
@@ -39,6 +41,31 @@ FAILED = {EndReason.FORFEIT_TIMEOUT, EndReason.FORFEIT_ILLEGAL, EndReason.FORFEI
           EndReason.FORFEIT_CRASH, EndReason.ABORTED}
 
 
+#: The tests on the module's `standing` arbiter (a plain `arbiter serve`): one xdist group
+#: (--dist loadgroup, tests/conftest.py), so it starts once a run, not once a test (~0.35
+#: CPU-s each). Each test's bots have names of their own.
+SHARED = pytest.mark.xdist_group("node_bot")
+
+
+@pytest.fixture(scope="module")
+def standing():
+    s = start_serve()
+    yield s
+    stop_serve(s)
+
+
+@pytest.fixture
+def serve(standing):
+    """The module's arbiter; the bot processes a test starts on it (``serve.bots``) are
+    stopped at its end."""
+    assert not standing.bots and standing.alive()
+    try:
+        yield standing
+    finally:
+        stop_bots(standing.bots)
+        standing.bots.clear()
+
+
 def _start_node(serve, name: str, log: Path) -> subprocess.Popen:
     """The example bot as its author runs it: `node bot.js`, the token in ARENA_TOKEN."""
     with open(log, "wb") as err:
@@ -49,9 +76,9 @@ def _start_node(serve, name: str, log: Path) -> subprocess.Popen:
     return p
 
 
-def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
+@SHARED
+def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(serve, tmp_path):
     need_node()
-    serve = start_serve()
     try:
         plans = {}
         for game, bots, options, deals in TOURNAMENTS:
@@ -86,7 +113,7 @@ def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
         store.close()
         assert all(p.poll() is None for p in serve.bots), "a bot process died during the tournament"
     finally:
-        stop_serve(serve)
+        stop_bots(serve.bots)  # the Node bots' logs are whole
     # the Node bots' own account: each session opened, and the arbiter refused nothing they sent
     logs = [(tmp_path / f"node{k}.log").read_text() for k in range(copies["node"])]
     assert all("session" in log and "arbiter says" not in log and "choose failed" not in log for log in logs), logs
@@ -225,7 +252,8 @@ def test_fresh_node_processes_per_match_beside_forked_python_ones(tmp_path):
         assert "a fresh sandboxed process each for nodebot (another runtime: no fork server)" in how, how
 
 
-def test_a_copy_of_the_example_outside_the_repository_finds_or_is_told_its_protos(tmp_path):
+@SHARED
+def test_a_copy_of_the_example_outside_the_repository_finds_or_is_told_its_protos(serve, tmp_path):
     """Issue 44: a copy outside the repository failed with a stack trace until ARENA_PROTOS
     was set. Without the .proto files it says so in one line; with --protos it plays."""
     copy = tmp_path / "mybot"
@@ -241,17 +269,16 @@ def test_a_copy_of_the_example_outside_the_repository_finds_or_is_told_its_proto
     wrong = subprocess.run([need_node(), "bot.js", "--protos", str(tmp_path)], cwd=copy, env=env, capture_output=True,
                            text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert wrong.returncode == 2 and "no cardarena/v1/arena.proto in it" in wrong.stderr, wrong.stderr
-    serve = start_serve()
     try:
         log = tmp_path / "north.log"
         with open(log, "wb") as err:
-            p = subprocess.Popen([need_node(), "bot.js", "--address", serve.address, "--name", "north",
-                                  "--protos", str(ROOT / "protos")], cwd=copy, env=dict(env, ARENA_TOKEN=serve.bot_token("north")),
+            p = subprocess.Popen([need_node(), "bot.js", "--address", serve.address, "--name", "copied",
+                                  "--protos", str(ROOT / "protos")], cwd=copy, env=dict(env, ARENA_TOKEN=serve.bot_token("copied")),
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         serve.bots.append(p)
-        serve.wait_sessions(["north"])  # it connected: the protocol loaded from the given folder
+        serve.wait_sessions(["copied"])  # it connected: the protocol loaded from the given folder
     finally:
-        stop_serve(serve)
+        stop_bots(serve.bots)
     assert "Error" not in log.read_text()
 
 
@@ -270,7 +297,8 @@ def test_the_node_bot_that_cannot_reach_its_arbiter_says_so_and_fails():
     assert f"north: cannot reach the arbiter at {address}: " in p.stderr and "closed the stream" not in p.stderr, p.stderr
 
 
-def test_the_node_bot_forgets_the_seat_of_a_match_stopped_before_its_end(tmp_path):
+@SHARED
+def test_the_node_bot_forgets_the_seat_of_a_match_stopped_before_its_end(serve, tmp_path):
     """Error "stopped" ends a match with no MatchEnd (arena.proto: forget its seats): the
     example kept the seat's state for good, so a long-running bot grew with each match its
     organiser abandoned. It drops it, and says so."""
@@ -281,15 +309,14 @@ def test_the_node_bot_forgets_the_seat_of_a_match_stopped_before_its_end(tmp_pat
     from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
     from tests.e2e.rawbot import RawBot
 
-    serve = start_serve()
     try:
         log = tmp_path / "node.log"
-        _start_node(serve, "north", log)
+        _start_node(serve, "forgets", log)
         mute = RawBot(serve, "mute", respond=lambda turn: []).start()  # never answers: the match waits on it
-        serve.wait_sessions(["north", "mute"])
+        serve.wait_sessions(["forgets", "mute"])
         with grpc.insecure_channel(serve.address) as ch:
             call = pb_grpc.MatchesStub(ch).RunMatch.future(pb.RunMatchRequest(
-                game="spite-and-malice", seats=["mute", "north"], seed=3, admin_token=serve.admin_token,
+                game="spite-and-malice", seats=["mute", "forgets"], seed=3, admin_token=serve.admin_token,
                 clock=pb.Clock(decision_ms=600_000, bank_ms=0)))
             mute.wait_for("turn")
             call.cancel()  # the organiser hangs up: the match stops, each seat told "stopped"
@@ -298,13 +325,14 @@ def test_the_node_bot_forgets_the_seat_of_a_match_stopped_before_its_end(tmp_pat
             time.sleep(0.05)
         mute.close()
     finally:
-        stop_serve(serve)
+        stop_bots(serve.bots)
     text = log.read_text()
     assert "arbiter says stopped: the match was stopped before its end" in text, text
     assert "stopped: 1 seat(s) forgotten" in text, text
 
 
-def test_a_node_bot_whose_choose_returns_nothing_says_so_as_a_failure(tmp_path):
+@SHARED
+def test_a_node_bot_whose_choose_returns_nothing_says_so_as_a_failure(serve, tmp_path):
     """arena.proto: Act.failure is set when the bot's code "raised, or returned nothing or
     no action". The example sent an Act with no action when choose returned undefined:
     the arbiter answered 'action is empty' (malformed) and the record named no cause. It
@@ -317,20 +345,20 @@ def test_a_node_bot_whose_choose_returns_nothing_says_so_as_a_failure(tmp_path):
     entry = tmp_path / "nothing.js"
     entry.write_text(f"require({str(EXAMPLE / 'arena.js')!r}).play({{ name: 'nothing', version: '1', games: [], "
                      "choose() { return undefined; } });\n")
-    serve = start_serve()
     try:
         with open(tmp_path / "node.log", "wb") as err:
             p = subprocess.Popen([need_node(), str(entry), "--address", serve.address, "--name", "nothing"],
                                  env=node_env(ARENA_TOKEN=serve.bot_token("nothing")), stdin=subprocess.DEVNULL,
                                  stdout=subprocess.DEVNULL, stderr=err)
         serve.bots.append(p)
-        RawBot(serve, "other").start()
+        other = RawBot(serve, "other").start()
         serve.wait_sessions(["nothing", "other"])
         with grpc.insecure_channel(serve.address) as ch:
             summary = pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
                 game="spite-and-malice", seats=["nothing", "other"], seed=5, admin_token=serve.admin_token), timeout=60)
+        other.close()
     finally:
-        stop_serve(serve)
+        stop_bots(serve.bots)
     assert summary.outcome.reason == pb.END_REASON_FORFEIT_CRASH, summary
     [incident] = summary.incidents
     assert "crash: the bot failed: Error: choose returned undefined, not one of turn.legal_actions" in incident, incident
