@@ -31,7 +31,7 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
-from tests.conftest import ROOT, start_serve, stop_serve
+from tests.conftest import ROOT, start_serve, stop_bots, stop_serve
 from tests.games.test_spite_malice_properties import public_choice, view_choice
 
 SLOW = "tests/e2e/slowbot.py:SlowBot"
@@ -253,17 +253,26 @@ def _card_tokens(text: str) -> list[Card]:
 BLIND_NIL = "tests/e2e/blindnil_bot.py:BlindNilBot"
 
 
+@SHARED
 @pytest.mark.parametrize("token", ["", "organiser-chosen-secret"], ids=["generated-token", "spectator-token"])
-def test_a_spectator_never_learns_the_cards_of_a_blind_nil_exchange(token):
+def test_a_spectator_never_learns_the_cards_of_a_blind_nil_exchange(token, request):
     """Two blind-nil bidders on `arbiter serve` (with --spectator-token, and without: then
-    it makes one): every exchange's give reads "give two cards" to the watcher, and no
-    frame before the result names an exchanged card before it is played."""
-    s = start_serve(*(("--spectator-token", token) if token else ()))
+    it makes one, as the module's `arbiter` was started, whose slow bots are their partners
+    there): every exchange's give reads "give two cards" to the watcher, and no frame before
+    the result names an exchanged card before it is played."""
+    if token:
+        s, own = start_serve("--spectator-token", token), True
+        partners = ["r2", "r3"]
+    else:
+        s, own = request.getfixturevalue("arbiter"), False
+        partners = request.getfixturevalue("slow_bots")[:2]
     assert s.spectator_token == (token or s.spectator_token) and len(s.spectator_token) >= 16
+    started = len(s.bots)
     try:
-        names = ["bn0", "bn1", "r2", "r3"]  # one blind-nil bidder per side: partners r2, r3 exchange with them
+        names = ["bn0", "bn1", *partners]  # one blind-nil bidder per side: its partner exchanges with it
         for name in names:
-            s.start_bot(BLIND_NIL if name.startswith("bn") else SLOW, name)
+            if name.startswith("bn") or own:  # (the module's slow bots are running)
+                s.start_bot(BLIND_NIL if name.startswith("bn") else SLOW, name)
         s.wait_sessions(names)
         watcher = Watcher(s.address, token=s.spectator_token)
         watcher.start()
@@ -291,7 +300,11 @@ def test_a_spectator_never_learns_the_cards_of_a_blind_nil_exchange(token):
             assert not early, f"step {st.index} ({action!r}) shows exchanged cards {early} before they are played"
         assert frames[-1].WhichOneof("frame") == "over"
     finally:
-        stop_serve(s)
+        if own:
+            stop_serve(s)
+        else:  # the module's arbiter: its blind-nil bidders go, its slow bots stay for the next test
+            stop_bots(s.bots[started:])
+            del s.bots[started:]
 
 
 def _all_cards(game: str, state) -> list[Card]:
