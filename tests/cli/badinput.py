@@ -126,15 +126,16 @@ def invoke(args: Sequence[str], timeout: float = 60.0, env: dict[str, str] | Non
     return Outcome(list(args), r.exit_code, r.output, crash, stdout=r.stdout, stderr=r.stderr)
 
 
-def run_in_process(*args: str, serving: bool = False, timeout: float = 600.0) -> SimpleNamespace:
+def run_in_process(*args: str, serving: bool = False, timeout: float = 600.0,
+                   env: dict[str, str] | None = None) -> SimpleNamespace:
     """``arbiter ARGS`` run in this process (``invoke``) as ``subprocess.run`` would report it:
     its ``returncode``, ``stdout`` and ``stderr`` apart. For a test of what a command prints
     that does not test its process: a process of its own was most of such a test's CPU
     (the bots, servers and fork servers it starts are processes still). An exception that
     escapes the command (a traceback, in a process) or a hang fails the test. ``serving``: a
     command that serves until interrupted, expected to refuse its arguments: should it serve
-    instead, it stops once it is up and returns 0."""
-    o = invoke(args, timeout, serving=serving)
+    instead, it stops once it is up and returns 0. ``env``: variables set while it runs."""
+    o = invoke(args, timeout, env, serving=serving)
     assert not o.hung and not o.crash, o.describe()
     return SimpleNamespace(returncode=o.exit_code, stdout=o.stdout, stderr=o.stderr)
 

@@ -6,11 +6,9 @@ submitted and hosted by the arbiter in its sandbox (hosted). Skipped only withou
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import socket
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from arbiter.store.registry import Registry
 from cardarena.games import EndReason, get_game
 from cardarena.records import MatchConfig
 from cardarena.replay import verify_record
+from tests.cli.badinput import run_in_process
 from tests.conftest import start_serve, stop_bots, stop_serve
 from tests.e2e.nodejs import EXAMPLE, ROOT, need_node, node_env, node_folder
 
@@ -119,9 +118,11 @@ def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(serve, tmp_path):
     assert all("session" in log and "arbiter says" not in log and "choose failed" not in log for log in logs), logs
 
 
-def _arbiter(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200"))
+def _arbiter(*args: str, env: dict[str, str] | None = None):
+    """``arbiter ARGS`` run in this process (tests/cli/badinput.py): what it prints and its exit
+    code, as from a process of its own, which was ~0.6 CPU-s of imports a command (the
+    checks' bots and sandboxes are processes still)."""
+    return run_in_process(*args, timeout=180, env={"COLUMNS": "200", **(env or {})})
 
 
 def test_the_node_bot_is_submitted_and_passes_the_self_test(tmp_path):
@@ -203,9 +204,8 @@ def test_a_remote_author_submits_a_node_bot_over_the_bots_service(tmp_path):
     try:
         token = auth.read(serve.credentials).authors["alice"]
         # ~1200 files of node_modules: past a Python bot's 200, within a Node bot's limits
-        sub = subprocess.run([sys.executable, "-m", "arbiter", "bots", "submit", str(folder), "--name", "nodebot",
-                              "--version", "2.0", "--server", serve.address], cwd=ROOT, capture_output=True, text=True,
-                             timeout=180, stdin=subprocess.DEVNULL, env=dict(os.environ, ARENA_AUTHOR_TOKEN=token))
+        sub = _arbiter("bots", "submit", str(folder), "--name", "nodebot", "--version", "2.0", "--server", serve.address,
+                       env={"ARENA_AUTHOR_TOKEN": token})
         assert sub.returncode == 0, sub.stdout + sub.stderr
         assert "registered nodebot 2.0" in sub.stdout, sub.stdout
     finally:
