@@ -46,8 +46,8 @@ def test_a_declared_environment_is_made_once_and_the_bot_plays_in_it(folder, tmp
     monkeypatch.setenv(botenv.CACHE_VAR, str(tmp_path / "cache"))
     monkeypatch.setenv(botenv.ALLOW_VAR, "1")
     monkeypatch.setenv("ARENA_SECRET_FOR_TEST", "x")  # an arbiter variable the install must not see
-    # an empty lock file: an environment without pip (botenv makes pip only to install
-    # something; pip's own run, about 20 s, is the public submission's test below)
+    # an empty lock file: nothing to install, pip does not run (the arbiter's pip installs
+    # into an environment in the public submission's test and the wheels-only test below)
     (folder / "requirements.txt").write_text("")
     record = play_local("spades", [str(folder), "random", str(folder), "random"], seed=2, options={"deals": 1},
                         decision_ms=0, bank_ms=0)
