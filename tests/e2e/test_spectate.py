@@ -31,6 +31,7 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
+from tests.cli.badinput import run_in_process
 from tests.conftest import ROOT, start_serve, stop_bots, stop_serve
 from tests.games.test_spite_malice_properties import public_choice, view_choice
 
@@ -363,26 +364,17 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
         # the public watch of the same match carries no hands
         public = list(raw_watch(s.address, summary.match_id, token=s.spectator_token))
         assert all(not f.step.hands for f in public[1:-1]) and not public[0].header.hands
-        # the CLI renders it (not a terminal: one line per step, then the full deal and result),
-        # lists it, and in a terminal redraws the table in place, every hand on it (the live
-        # display's path): the three commands at once, each its own process
-        def watch(*args: str) -> subprocess.Popen:
-            return subprocess.Popen([sys.executable, "-m", "arbiter", "watch", *args, "--server", s.address,
-                                     "--token", s.spectator_token], cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-
-        plain, listed = watch(summary.match_id), watch("--list")
-        try:
-            code, shown = _in_a_terminal([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--hidden-cards",
-                                          "--server", s.address, "--token", s.spectator_token])
-            out, err = plain.communicate(timeout=60)
-            listing, _ = listed.communicate(timeout=60)
-        finally:
-            for proc in (plain, listed):
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-        assert plain.returncode == 0, err
+        # the CLI in a terminal redraws the table in place, every hand on it (the live
+        # display's path: a process of its own, on a pseudo-terminal); then, not in a terminal
+        # (run in this process: a process each was ~0.6 CPU-s of imports), it renders it
+        # (one line per step, then the full deal and result) and lists it
+        code, shown = _in_a_terminal([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--hidden-cards",
+                                      "--server", s.address, "--token", s.spectator_token])
+        reach = ("--server", s.address, "--token", s.spectator_token)
+        plain = run_in_process("watch", summary.match_id, *reach, timeout=60)
+        listed = run_in_process("watch", "--list", *reach, timeout=60)
+        out, listing = plain.stdout, listed.stdout
+        assert plain.returncode == 0, plain.stderr
         assert f"step {len(summary.actions)}: seat" in out and "the full deal" in out
         assert "result (completed)" in out or "result (" in out
         assert listed.returncode == 0 and summary.match_id in listing and "finished" in listing
