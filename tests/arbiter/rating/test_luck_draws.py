@@ -23,6 +23,11 @@ from arbiter.tournament.probes import luck_probes, replay_seatings, stored_luck
 from cardarena.games import ConfigError
 from tests.arbiter.rating.test_luck import evaluate_error
 
+#: One worker runs the module: its module fixture, the stored Spot evaluation
+#: (``spot_eval``, ~1 CPU-s), was made again on every worker that
+#: ran a run of its tests (xdist hands a module out in runs of eight).
+pytestmark = pytest.mark.xdist_group("luck-draws")
+
 SPOT = {"hands": 1}
 SM = {"payoff_size": 5, "stalemate_rule": "fewer_payoff_wins"}  # short games
 

@@ -16,6 +16,11 @@ from arbiter.tournament.evaluate import SdSource, evaluate, sd_from_store
 from arbiter.tournament.plan import deals_plan
 from cardarena.games import ConfigError
 
+#: One worker runs the module: its module fixture, the store of 100 deals (``stored``,
+#: ~1.3 CPU-s), was made again on every worker that
+#: ran a run of its tests (xdist hands a module out in runs of eight).
+pytestmark = pytest.mark.xdist_group("plan")
+
 ONE = {"deals": 1}
 BOUNDS = (-900.0, 900.0)
 
