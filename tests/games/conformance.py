@@ -792,7 +792,8 @@ def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int 
     that reads the same to S, ``Game.action_text``), show S the same events, up to the
     cards the step shows S for the first time (``events_differ``). The sampler
     succeeding at all is the card count seen from S (its view's cards and counts add up
-    to the pack).
+    to the pack). Where each seat stands (``State.standing``) is the same in every re-dealt
+    state (it reads only what every seat sees), and a game of more than two sides has one.
 
     Returns (views compared, steps whose events were compared).
     """
@@ -803,6 +804,10 @@ def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int 
     views = steps = 0
     step = 0
     while not state.is_terminal:
+        standing = state.standing()
+        if len(game.teams) > 2:  # a forfeit ranks the sides that did not fail by it: one entry a seat, partners alike
+            assert standing is not None and len(standing) == game.num_seats, f"{game.name}: no standing for its sides"
+            assert all(standing[s] == standing[t[0]] for t in game.teams for s in t), f"partners stand apart: {standing}"
         actor = state.current_seat
         legal = state.legal_actions()
         action = rng.choice(legal)
@@ -816,6 +821,9 @@ def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int 
                 compared = False
                 for other in others:
                     assert other.view(seat) == view, f"seed {seed}, step {step}: seat {seat}'s view changed under a re-deal"
+                    # where each seat stands (a forfeit ranks the others by it) reads only what every seat sees
+                    assert other.standing() == state.standing(), \
+                        f"seed {seed}, step {step}: the standing changed under a re-deal from seat {seat}'s view"
                     views += 1
                     other_legal = other.legal_actions()
                     if actor == seat:
