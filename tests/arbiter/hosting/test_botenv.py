@@ -205,3 +205,19 @@ def test_what_a_bot_declares_installs_from_wheels_only_and_runs_no_code_of_it(fo
     assert found.returncode == 0, found.stderr
     value, where = found.stdout.split()
     assert value == "42" and where.startswith(str(env)), found.stdout
+
+
+def test_an_arbiter_without_pip_says_so_and_how_to_get_it(folder, tmp_path, monkeypatch) -> None:
+    """A bot's packages are installed by the arbiter's own pip (its environment has none): an
+    arbiter installed where pip is not (a venv made without it) says so in one line, naming its
+    Python and the command that installs pip, and leaves no environment half made."""
+    import importlib.util
+
+    monkeypatch.setenv(botenv.CACHE_VAR, str(tmp_path / "cache"))
+    (folder / "requirements.txt").write_text("tinypkg==1.0\n")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a))
+    with pytest.raises(botenv.BotEnvError, match=r"needs pip in the arbiter's own Python environment \(.*python.*\), "
+                                                 r"which has none: python -m ensurepip installs it"):
+        botenv.ensure(folder, "requirements.txt", allow=True)
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == []  # nothing half made
