@@ -217,6 +217,10 @@ class TinyTricksState(State):
     def all_cards(self) -> Counter:
         return Counter([c for h in self.hands for c in h] + [c for _, c in self.trick] + self.played)
 
+    def standing(self) -> tuple[tuple[float, ...], ...]:
+        """Tricks won so far (public): a forfeit ranks the seats that did not fail by them."""
+        return tuple((float(t),) for t in self.tricks_won)
+
     def clone(self) -> "TinyTricksState":
         new = object.__new__(TinyTricksState)
         new.__dict__.update(self.__dict__)
