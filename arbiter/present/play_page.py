@@ -8,9 +8,9 @@ it carries the seat's view, its legal actions, its events and public information
 nothing else. The seat's page is a card table (``arbiter.present.table``, which replays
 draw too); everything on it that changes is one ``<div id="live">`` whose inner HTML
 ``live_fragment()`` renders. The page is live (``arbiter.present.web``'s one script): the
-live part is swapped in from ``/play/ID?fragment=1`` each time the page's event stream
-(``/play/ID?events=1``, its cookie checked like the page's) says the match moved;
-``data-live-end`` in it (the match over and its record stored) ends the stream. The
+live part is swapped in from the page's event stream (``/play/ID?events=1``, its cookie
+checked like the page's), whose each event, when the match moved, carries the part as the
+page would show it; ``data-live-end`` in it (the match over and its record stored) ends the stream. The
 table's own script (``TABLE_SCRIPT``) acts with ``fetch`` (the plain form is the
 fallback) and binds its handlers on the document, so they outlive each swap.
 

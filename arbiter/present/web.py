@@ -29,8 +29,10 @@ tournament's standings, an arena's leaderboard and bot pages, a /play seat) hold
 ``<div id="live">…</div>``; that is all a page does to be live. ``LIVE_SCRIPT`` (the one
 script, in the base template) then opens the page's event stream, the same URL with
 ``?events=1`` (server-sent events: an event each time the live part's HTML changes, its
-hash as the event's id), and on each event fetches the same URL with ``?fragment=1``
-(``page_fragment``: the inner HTML of #live) and swaps it in. A fragment holding
+hash as the event's id and the part itself, ``page_fragment``: the inner HTML of #live, as
+its data, ``live_event``) and swaps each in as it comes: a change is rendered once, by the
+stream, for the viewer the page was rendered for. (``?fragment=1`` answers the live part
+alone, its hash in ``X-Live-Hash``, for a page's own script that wants it.) A fragment holding
 ``data-live-end`` (``LIVE_END``: the tournament finished, the seat's match over and
 stored) is final: the stream ends. A page of the store is looked at again when the store
 file is written (``_store_stamp``); a seat's page when its match moves
@@ -988,24 +990,21 @@ def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[
 # Live pages: one script, an event stream per page, the part that changes swapped in.
 
 #: The one script of every page (in the base template, CSP-nonced): on a page with a
-#: ``<div id="live">`` it opens the page's event stream (the same URL with ``events=1``) and,
-#: on each event, fetches the same URL with ``fragment=1`` (the inner HTML of #live) and
-#: swaps it in, keeping the scroll of the page and of the scrolled boxes inside it. The
-#: browser's EventSource reconnects by itself (sending the last event's id, the hash of
-#: the fragment it had); an ``end`` event (the page is final) closes it. An event that comes
-#: while a fetch is under way is fetched after it only if that fetch did not already bring
-#: the event's fragment (a table's bots move faster than a fetch: a Spades deal at /play
-#: fetched 39 fragments for 27 changes, a third of them the one the page had; now 23 for
-#: 22). Handlers of a page bind by delegation on #live (its children are replaced); ``live:update`` is
-#: dispatched on #live after each swap.
+#: ``<div id="live">`` it opens the page's event stream (the same URL with ``events=1``), whose
+#: every event carries the page's new live part (its data, ``live_event``) and that part's
+#: hash (its id), and swaps it in as it comes (no fetch: the server rendered the part once,
+#: for this viewer, to see that it changed), keeping the scroll of the page and of the
+#: scrolled boxes inside it. The browser's EventSource reconnects by itself (sending the last
+#: event's id, the hash of the part it has); an ``end`` event (the page is final, its last
+#: part sent before it) closes it. Handlers of a page bind by delegation on #live (its
+#: children are replaced); ``live:update`` is dispatched on #live after each swap.
 LIVE_SCRIPT = """(function () {
   var live = document.getElementById("live");
   if (!live || !window.EventSource || !live.hasAttribute("data-hash") || live.querySelector("[data-live-end]")) { return; }
-  var current = live.getAttribute("data-hash"), wanted = current, busy = false, again = false;
-  function url(key) { var u = new URL(window.location.href); u.hash = ""; u.searchParams.set(key, "1");
-    if (key === "events") { u.searchParams.set("since", current); } return u.toString(); }
+  var current = live.getAttribute("data-hash");
+  var u = new URL(window.location.href); u.hash = ""; u.searchParams.set("events", "1"); u.searchParams.set("since", current);
   function swap(hash, text) {
-    if (hash === current) { return; }
+    if (!hash || hash === current) { return; }
     var x = window.scrollX, y = window.scrollY, kept = {};
     live.querySelectorAll("[id]").forEach(function (el) { if (el.scrollTop) { kept[el.id] = el.scrollTop; } });
     live.innerHTML = text; current = hash; live.setAttribute("data-hash", hash);
@@ -1013,18 +1012,9 @@ LIVE_SCRIPT = """(function () {
     window.scrollTo(x, y);
     live.dispatchEvent(new CustomEvent("live:update", {bubbles: true}));
   }
-  function refresh() {
-    if (busy) { again = true; return; }
-    busy = true; again = false;
-    fetch(url("fragment"), {credentials: "same-origin", cache: "no-store"})
-      .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); }
-        return r.text().then(function (t) { swap(r.headers.get("X-Live-Hash"), t); }); })
-      .catch(function () {})
-      .then(function () { busy = false; if (again && wanted !== current) { refresh(); } });
-  }
-  var source = new EventSource(url("events"));
-  source.onmessage = function (e) { wanted = e.data; if (e.data !== current) { refresh(); } };
-  source.addEventListener("end", function () { source.close(); wanted = null; refresh(); });
+  var source = new EventSource(u.toString());
+  source.onmessage = function (e) { swap(e.lastEventId, e.data); };
+  source.addEventListener("end", function () { source.close(); });
 })();"""
 
 #: Marks a page's live part final: a fragment holding it ends the page's event stream.
@@ -1054,11 +1044,34 @@ def page_fragment(page: str) -> str | None:
     return page[m.end():]
 
 
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
+def live_text(fragment: str, nonce: str = "") -> str:
+    """The live part as its event carries it and its hash reads it: the response's CSP
+    nonce (new each time) taken out, every line break (CR LF, CR, LF) one LF. An event
+    stream cannot carry a CR (EventSource ends a line at CR, LF or CR LF alike), and the
+    HTML is the same without it (a browser's parser makes every CR LF and CR an LF before
+    reading a page). No live part holds a script (innerHTML would not run one), so no
+    nonce is in one today; one that did would be shown with none."""
+    text = fragment.replace(nonce, "") if nonce else fragment
+    return _LINE_BREAK.sub("\n", text)
+
+
 def fragment_hash(fragment: str, nonce: str = "") -> str:
     """What the live part's HTML says, as a short hash: the same content, the same hash
-    (the response's CSP nonce, new each time, taken out first)."""
-    text = fragment.replace(nonce, "") if nonce else fragment
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    (of ``live_text``: the nonce taken out, the line breaks made LF)."""
+    return hashlib.blake2b(live_text(fragment, nonce).encode(), digest_size=8).hexdigest()
+
+
+def live_event(fragment: str, nonce: str = "") -> str:
+    """The server-sent event that brings a page its new live part: ``id:`` its hash,
+    ``data:`` its ``live_text``, one ``data:`` line per line (an empty line of the part is
+    an empty ``data:``, never the blank line that ends the event; the space after each
+    colon is the one EventSource takes off, so a line's own leading space stays). The
+    browser joins the lines with LF: its ``data`` is ``live_text``, whose hash is the id."""
+    text = live_text(fragment, nonce)
+    return f"id: {fragment_hash(text)}\n" + "".join(f"data: {line}\n" for line in text.split("\n")) + "\n"
 
 
 def _mark_live(page: str, nonce: str = "") -> str:
@@ -1376,8 +1389,9 @@ class _Site:
         return page_fragment(text) if status == 200 and ctype.startswith("text/html") else None
 
     async def _events(self, req: play.Request, since: str, last_id: str | None, nonce: str) -> Response:
-        """The page's event stream: an event (id and data: the new fragment's hash) each
-        time its live part changes, ``end`` once it is final. A seat's page (/play/ID)
+        """The page's event stream: an event (``live_event``: id the new live part's hash,
+        data the part itself, rendered once for this request as the page is) each time its
+        live part changes, ``end`` (data: the last hash) once it is final. A seat's page (/play/ID)
         wakes on its match's moves (waited for on the event loop: a stream holds no worker
         thread); a page of the store on a write to the store. Each client, each /play
         match and the server hold at most so many (``StreamLimits``)."""
@@ -1422,7 +1436,7 @@ class _Site:
                 h = fragment_hash(fragment, nonce)
                 if h != known:
                     known = h
-                    yield f"id: {h}\ndata: {h}\n\n"
+                    yield live_event(fragment, nonce)
                     idle = 0.0
                 if LIVE_END in fragment:
                     yield f"event: end\ndata: {h}\n\n"

@@ -3,9 +3,10 @@
 `arbiter web` runs as a subprocess over a fresh store (a real browser plays the card
 table by clicking in tests/e2e/test_table.py). The stored matches replay and verify
 (``cardarena.replay`` and `arbiter replay`). A plain HTTP client plays matches through
-the page's own endpoints (the page, its ``?fragment=1``, its long poll, its form) and keeps
-every response body, which is scanned for any card the seat had not seen by then (from
-the true deal: the record replayed through the engine). Bad input (wrong or missing seat
+the page's own endpoints (the page, its ``?fragment=1``, its event stream, whose events
+carry the live part, its form) and keeps every response body (each event read whole),
+which is scanned for any card the seat had not seen by then (from the true deal: the
+record replayed through the engine). Bad input (wrong or missing seat
 token, malformed and illegal actions, bad options, bots and seats, an oversized body, one
 match over the live-match cap) gets a 4xx naming what was wrong and leaves the match as
 it was; a store that cannot be written turns playing off, with a message, and the rest of
@@ -36,6 +37,7 @@ import pytest
 from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.present.boards import board
+from arbiter.present.web import live_event
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry, collect
 from cardarena.games import Card, EndReason, get_game
@@ -150,15 +152,18 @@ class Client:
         if r.status != 200:
             lines.append(r.read().decode())
         else:
-            ended = False
+            ended = data = False
             while True:
                 line = r.readline().decode()
                 if not line:
                     break
                 lines.append(line)
                 ended = ended or line.startswith("event: end")
-                if line.startswith("data:") and (ended or not until_end):
-                    break
+                data = data or line.startswith("data:")
+                if line == "\n" and data:  # an event read whole (its data: every line of the live part)
+                    if ended or not until_end:
+                        break
+                    data = False
         conn.close()
         resp = Response("GET", f"{path}?events=1", r.status, {k.lower(): v for k, v in r.getheaders()}, "".join(lines))
         self.log.append(resp)
@@ -352,25 +357,33 @@ def _scan(client: Client, db: Path, match_id: str, seat: int) -> int:
             continue
         checked += 1
         assert str(record.seed) not in r.body, f"{r.method} {r.path}: the seed is in the response"
-        if r.headers.get("content-type", "").startswith("text/event-stream"):
-            assert not card_tokens(r.body), r.body[:300]  # the live stream says only that the page changed
-            continue
-        elif r.body:
-            m = re.search(r'data-step="(\d+)"', r.body)
-            if m is None:  # an error page: it names no card at all
-                assert not card_tokens(r.body) - card_tokens(_error(r)), r.body[:300]
+        stream = r.status == 200 and r.headers.get("content-type", "").startswith("text/event-stream")
+        for body in _event_data(r.body) if stream else [r.body]:  # each event carries the live part as it was
+            if not body:
+                continue  # a redirect: no body
+            m = re.search(r'data-step="(\d+)"', body)
+            if m is None:  # an error page, an end event: it names no card at all
+                assert not card_tokens(body) - card_tokens(_error(r) if not stream else ""), body[:300]
                 continue
             step = int(m.group(1))
-        else:
-            continue  # a redirect: no body
-        assert 0 <= step <= last
-        leaked = (card_tokens(r.body) & deal) - seen[step]
-        if leaked:
-            where = [r.body[max(0, m.start() - 300):m.end() + 100] for m in _TOKEN.finditer(r.body)
-                     if (m.group(0) if m.group(1) is None else m.group(1) + _SYMBOL.get(m.group(2), m.group(2))) in leaked]
-            raise AssertionError(f"{r.method} {r.path} (after {step} actions) shows {sorted(leaked)}, which seat {seat} "
-                                 f"had not seen, in: {where[:3]}; the match: {record.outcome}, {record.actions}")
+            assert 0 <= step <= last
+            leaked = (card_tokens(body) & deal) - seen[step]
+            if leaked:
+                where = [body[max(0, m.start() - 300):m.end() + 100] for m in _TOKEN.finditer(body)
+                         if (m.group(0) if m.group(1) is None else m.group(1) + _SYMBOL.get(m.group(2), m.group(2))) in leaked]
+                raise AssertionError(f"{r.method} {r.path} (after {step} actions) shows {sorted(leaked)}, which seat {seat} "
+                                     f"had not seen, in: {where[:3]}; the match: {record.outcome}, {record.actions}")
     return checked
+
+
+def _event_data(stream: str) -> list[str]:
+    """Each event's data in a read event stream (its ``data:`` lines joined, as EventSource does)."""
+    out = []
+    for block in stream.split("\n\n"):
+        data = [line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")]
+        if data:
+            out.append("\n".join(data))
+    return out
 
 
 @SHARED
@@ -402,6 +415,9 @@ def test_the_scan_sees_a_leak():
                     for c in row.cards)
     leaked = (card_tokens(page) & deal_cards(record)) - seen_by(record, 0)[10]
     assert len(leaked) >= 30  # seat 1-3's hands, less what they have played
+    # as the live stream pushes it: the same part, its every line scanned
+    pushed = _event_data("retry: 2000\n\n" + live_event(page.replace("> ", ">\n")) + "event: end\ndata: x\n\n")
+    assert pushed[0] == page.replace("> ", ">\n") and pushed[1] == "x"
     assert not card_tokens("<style>.card{min-width:30px} #3b5bb5</style> Card Arena · play · QSX 2Dx")
 
 

@@ -30,6 +30,7 @@ import pytest
 from arbiter.arena.ladder import Arena, ArenaSpec
 from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
+from arbiter.present.web import fragment_hash, live_text
 from arbiter.store.db import Store
 from cardarena.records import MatchConfig
 from sdk.loading import load_bot
@@ -131,20 +132,27 @@ class Stream:
         assert self.response.getheader("content-type", "").startswith("text/event-stream")
 
     def next_event(self) -> dict[str, str]:
-        """The next event's fields (comments and the retry line skipped); blocks."""
+        """The next event's fields (comments and the retry line skipped), as EventSource
+        reads them: one space after the colon taken off, the ``data`` lines joined by LF; blocks."""
         fields: dict[str, str] = {}
+        data: list[str] = []
         while True:
             line = self.response.readline().decode()
             assert line, "the stream ended"
             line = line.rstrip("\n")
+            assert "\r" not in line, line  # the server ends its lines with LF only
             if not line:
-                if "data" in fields:
-                    return fields
+                if data:
+                    return {**fields, "data": "\n".join(data)}
                 continue
             if line.startswith(":"):
                 continue
             key, _, value = line.partition(":")
-            fields[key] = value.strip()
+            value = value[1:] if value.startswith(" ") else value
+            if key == "data":
+                data.append(value)
+            else:
+                fields[key] = value
 
     def close(self) -> None:
         self.conn.close()
@@ -161,35 +169,38 @@ def test_a_tournament_page_and_an_arena_leaderboard_push_an_event_when_they_chan
         index = Stream(address, "/", _live_hash(page))
         with Store(db) as store:  # the tournament's third match
             _save(store, store.tournament("running").id, 2)
-        event = index.next_event()  # the list of tournaments: its count of matches
-        status, fragment, headers = _get(address, "/?fragment=1")
-        assert status == 200 and headers["x-live-hash"] == event["id"] and "3 / 4" in fragment, fragment[:500]
+        event = index.next_event()  # the list of tournaments: its count of matches, the new part itself
+        assert event["id"] == fragment_hash(event["data"]) and "3 / 4" in event["data"], event["data"][:500]
+        status, fragment, headers = _get(address, "/?fragment=1")  # the same part, asked for alone
+        assert status == 200 and headers["x-live-hash"] == event["id"] and live_text(fragment) == event["data"]
         index.close()
         event = tour.next_event()
-        status, fragment, headers = _get(address, "/t/running?fragment=1")
-        assert status == 200 and headers["x-live-hash"] == event["id"] == event["data"]
-        assert "3 matches of 4" in fragment and "<html" not in fragment
+        fragment = event["data"]
+        assert event["id"] == fragment_hash(fragment) and "<html" not in fragment
+        assert "3 matches of 4" in fragment and 'id="live"' not in fragment
         # (listed once its deal, played in two seatings, is whole: till then, only counted)
         assert "ws-2" not in fragment and "1 match of a deal still being played is listed" in fragment
         arena = Arena(ARENA, db, poll=0)  # the ladder plays on
         asyncio.run(arena.run(max_encounters=1))
         arena.close()
-        status, fragment, headers = _get(address, "/a/club?fragment=1")
-        assert status == 200 and re.search(r"\b3 encounters\b", fragment), fragment[:600]
         for _ in range(10):  # the encounter's start ("now playing") may come first: up to its end
-            if arena_stream.next_event()["id"] == headers["x-live-hash"]:
+            event = arena_stream.next_event()
+            if re.search(r"\b3 encounters\b", event["data"]):
                 break
         else:
             raise AssertionError("no event for the finished encounter")
+        status, fragment, headers = _get(address, "/a/club?fragment=1")
+        assert status == 200 and headers["x-live-hash"] == event["id"] == fragment_hash(event["data"])
         with Store(db) as store:  # the tournament ends: one last change, then the stream ends
             t = store.tournament("running")
             _save(store, t.id, 3)
             store.mark_finished(t.id)
-        for _ in range(3):
-            event = tour.next_event()
-            if event.get("event") == "end":
-                break
-        assert event.get("event") == "end"
+        events = [tour.next_event()]
+        while events[-1].get("event") != "end" and len(events) < 3:
+            events.append(tour.next_event())
+        # the last part (the page final), then end, naming it
+        assert events[-1].get("event") == "end" and events[-2]["id"] == events[-1]["data"], events
+        assert "data-live-end" in events[-2]["data"] and "4 matches of 4" in events[-2]["data"], events[-2]["data"][:600]
         tour.close()
         arena_stream.close()
         # a page that does not change has no stream
