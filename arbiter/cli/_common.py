@@ -153,11 +153,6 @@ def _option_flag() -> str:
     return f"Written KEY=VALUE, repeatable, e.g. -o deals=1. The options of each game ({names}) are described by arbiter rules GAME"
 
 
-#: The ``--option`` flag's help, after the setting's meaning (``OptionOpt``, ``arbiter tournament run``, ``arbiter arena``).
-OPTION_FLAG = _option_flag()
-OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help=f"A game option. {OPTION_FLAG}.")]
-
-
 def _presets_text() -> str:
     """Each game's presets, for ``--preset``'s help (read from the games: a new one is listed)."""
     from cardarena.games import GAMES, game_class
@@ -165,8 +160,24 @@ def _presets_text() -> str:
     return "; ".join(f"{n}: {', '.join(sorted(game_class(n).presets)) or 'none'}" for n in GAMES)
 
 
-PresetOpt = Annotated[Optional[str], typer.Option("--preset", help=f"A named option preset of the game ({_presets_text()}; "
-                                                                 "arbiter rules GAME shows what each sets).")]
+#: The names this module makes when first imported (``__getattr__``): ``OPTION_FLAG`` (the
+#: ``--option`` flag's help, after the setting's meaning: ``OptionOpt``, ``arbiter tournament
+#: run``, ``arbiter arena``), ``OptionOpt`` and ``PresetOpt``. Their help reads every game's
+#: options and presets, which imports every game's engine (~70 ms of CPU at a start): only
+#: the commands that take these flags pay it, not ``serve``, ``web``, ``rules`` or ``replay``.
+_LAZY = {
+    "OPTION_FLAG": _option_flag,
+    "OptionOpt": lambda: Annotated[Optional[list[str]], typer.Option("--option", "-o", help=f"A game option. {__getattr__('OPTION_FLAG')}.")],
+    "PresetOpt": lambda: Annotated[Optional[str], typer.Option("--preset", help=f"A named option preset of the game ({_presets_text()}; "
+                                                                               "arbiter rules GAME shows what each sets).")],
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = globals()[name] = _LAZY[name]()  # made once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store file.", envvar="ARENA_DB")]
 DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision time limit in ms (0: none).")]
 BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]

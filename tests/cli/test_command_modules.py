@@ -69,3 +69,22 @@ def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
         assert name in everything.stdout, name
     unknown = subprocess.run([sys.executable, "-m", "arbiter", "serv"], capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 2 and "No such command" in unknown.stderr, unknown.stderr
+
+
+#: What a process imports only when it uses it (each start pays its imports; README's
+#: performance doc, "Process starts"): the commands' modules below, and what they import
+#: at their start, load none of these.
+NOT_AT_START = {
+    # every game's engine: only the help of --option/--preset lists all games' options
+    "cardarena.games.spades.game", "cardarena.games.spite_malice.game", "cardarena.games.spot.game",
+}
+
+
+@pytest.mark.e2e
+def test_a_command_imports_at_its_start_only_what_it_uses():
+    probe = ("import sys, arbiter.cli.serve, arbiter.cli.web, arbiter.cli.rules, arbiter.cli.replay\n"
+             "print(sorted(sys.modules))")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    loaded = set(eval(run.stdout.strip().splitlines()[-1]))
+    assert not loaded & NOT_AT_START, sorted(loaded & NOT_AT_START)
