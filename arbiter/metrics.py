@@ -31,9 +31,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector, start_http_server
+# prometheus_client (~20 ms of CPU to import, its HTTP server and exposition with it) is
+# imported where a Metrics is made or served: every process that runs a match imports this
+# module (the runner reports to ``active()``), and metrics are off unless asked for.
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
 
 #: Distinct bot names a metric labels; later ones are counted as ``OTHER``.
 MAX_BOTS = 200
@@ -51,6 +55,8 @@ class Metrics:
     """One registry and its metrics (names as exposed, without the ``_total`` counters get)."""
 
     def __init__(self, registry: CollectorRegistry | None = None, process: bool = True):
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector
+
         self.registry = r = registry if registry is not None else CollectorRegistry()
         if process:  # the process's CPU, memory and open files; the Python version
             ProcessCollector(registry=r)
@@ -100,6 +106,8 @@ class Metrics:
         """Serve this registry's exposition at ``http://host:port/metrics`` from
         prometheus_client's own HTTP server (a daemon thread, its own port; nothing of the
         web app). (the server, the port it listens on: ``port`` 0 takes a free one)."""
+        from prometheus_client import start_http_server
+
         server, _thread = start_http_server(port, addr=host, registry=self.registry)
         return server, server.server_port
 

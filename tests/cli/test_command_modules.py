@@ -77,12 +77,14 @@ def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
 NOT_AT_START = {
     # every game's engine: only the help of --option/--preset lists all games' options
     "cardarena.games.spades.game", "cardarena.games.spite_malice.game", "cardarena.games.spot.game",
+    # metrics are off unless --metrics asks for them
+    "prometheus_client",
 }
 
 
 @pytest.mark.e2e
 def test_a_command_imports_at_its_start_only_what_it_uses():
-    probe = ("import sys, arbiter.cli.serve, arbiter.cli.web, arbiter.cli.rules, arbiter.cli.replay\n"
+    probe = ("import sys, arbiter.cli.serve, arbiter.cli.web, arbiter.cli.rules, arbiter.cli.replay, arbiter.match.runner\n"
              "print(sorted(sys.modules))")
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
