@@ -36,7 +36,6 @@ import functools
 import hashlib
 import logging
 import os
-import re
 import secrets
 import tempfile
 import threading
@@ -48,6 +47,7 @@ from typing import Any, Callable, Mapping, Sequence
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
 from arbiter.batch.plan import PlannedMatch
+from arbiter.batch.settings import bad_scheduler_address
 from arbiter.store.registry import (ENTRY, RegistryError, Submission, collect, is_registered_ref, lookup, materialize,
                                     read_stored, validate)
 from arbiter.hosting import sandbox as sb
@@ -69,18 +69,6 @@ BOT_IDLE_SECONDS = float(os.environ.get("ARENA_CLUSTER_BOT_IDLE", "300"))
 class ClusterError(ConfigError):
     """The cluster cannot run the batch (unreachable scheduler, a bot whose files do
     not match their hash, a worker with other code, a match that kept killing workers)."""
-
-
-#: A Dask scheduler's address: [scheme://]HOST:PORT (tcp://10.0.0.5:8786, [::1]:8786).
-_SCHEDULER_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$")
-
-
-def bad_scheduler_address(address: Any) -> str:
-    """Why ``address`` is not a Dask scheduler's address ('' if it is one): the one rule for
-    ``cluster`` in tournament and arena specs and for ``--cluster`` everywhere."""
-    if isinstance(address, str) and _SCHEDULER_ADDRESS.match(address):
-        return ""
-    return f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), got {address!r}"
 
 
 # --------------------------------------------------------------------------------------

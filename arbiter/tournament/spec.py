@@ -46,9 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
-from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
