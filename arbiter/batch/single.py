@@ -10,13 +10,17 @@ replays (``record_of``).
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from arbiter.server import client
 from arbiter.store.db import Store
 from cardarena.games import game_class
 from cardarena.games.base import options_to_dict
 from cardarena.records import Incident, MatchConfig, MatchRecord, RecordedAction, visible
+
+# The gRPC client (with grpc, the protobuf messages and the wire codec: ~100 ms of import
+# time) for a type only: a tournament spec imports this module for ``name_taken``.
+if TYPE_CHECKING:
+    from arbiter.server import client
 
 #: The name of the store's batch of single matches (``arbiter play``, the web's /play):
 #: ``play:GAME`` (with its changed options in brackets). Lists of tournaments keep them apart.
