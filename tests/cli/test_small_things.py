@@ -153,3 +153,20 @@ def test_bots_show_titles_the_check_report_by_what_is_registered_not_where_it_wa
     r = runner.invoke(app, ["bots", "show", "mine", "--db", str(db)], terminal_width=200)
     assert r.exit_code == 0, r.output
     assert "arena-submit" not in r.output and "mine.py: mine 1, games spades" in r.output, r.output
+
+
+def test_a_servicer_cancelled_by_a_stop_is_not_logged_and_other_errors_are():
+    """grpc.aio's log of a servicer a server's stop cancelled is dropped (``_QuietCancel``,
+    which looks asyncio up where it is loaded rather than importing it at every start)."""
+    import asyncio
+    import logging
+
+    from arbiter.cli._common import _QuietCancel
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        return logging.LogRecord("grpc._cython.cygrpc", logging.ERROR, __file__, 1, "servicer", None, (type(exc), exc, None))
+
+    assert _QuietCancel().filter(record(asyncio.CancelledError())) is False
+    assert _QuietCancel().filter(record(ValueError("x"))) is True
+    assert logging.getLogger("grpc._cython.cygrpc").filters and any(
+        isinstance(f, _QuietCancel) for f in logging.getLogger("grpc._cython.cygrpc").filters)
