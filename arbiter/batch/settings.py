@@ -39,6 +39,19 @@ def bad_scheduler_address(address: Any) -> str:
     return f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), got {address!r}"
 
 
+def not_carried(game: str) -> str:
+    """Why bots outside the arbiter's process (hosted, connected, on a cluster) cannot play
+    ``game`` ("" if they can): the protocol does not carry it (``codec.carries``). Here, not in
+    ``arbiter.batch.venue``, so that /play's pages ask it without importing the venue."""
+    from cardarena.wire.codec import carries  # (the protobuf messages: only when asked)
+
+    if carries(game):
+        return ""
+    return (f"{game} is not carried by the protocol (no View and Action messages for it in protos/cardarena/v1/): "
+            "its bots can play only in the arbiter's process (--transport inproc); docs/architecture.md says what "
+            "a game of the product adds")
+
+
 class SpecError(ConfigError):
     """Settings (a tournament spec, a ladder, a match) that cannot run; the message names
     the field and the reason."""

@@ -27,11 +27,10 @@ from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
 
 from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
 from arbiter.batch.engine import BotsDoNotPlay, Connected, InProcess, hosted
-from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
+from arbiter.batch.settings import SpecError, check_named, is_trusted, not_carried, resolve_bot  # noqa: F401 (not_carried: the venue's API too)
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError, runtime_of
 from arbiter.hosting.loading import game_names, load_bot
 from cardarena.runtimes import PYTHON
-from cardarena.wire.codec import carries
 from arbiter.hosting.inprocess import cannot_play_in_process
 
 
@@ -147,16 +146,6 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
         names = [k.value for k in Kind if k in allowed and k is not Kind.CLUSTER]  # a cluster is its address, not a word
         raise VenueError(f"{field}: {where.kind.value} cannot be used here (expected {' or '.join(names)})")
     return where
-
-
-def not_carried(game: str) -> str:
-    """Why bots outside the arbiter's process (hosted, connected, on a cluster) cannot play
-    ``game`` ("" if they can): the protocol does not carry it (``codec.carries``)."""
-    if carries(game):
-        return ""
-    return (f"{game} is not carried by the protocol (no View and Action messages for it in protos/cardarena/v1/): "
-            "its bots can play only in the arbiter's process (--transport inproc); docs/architecture.md says what "
-            "a game of the product adds")
 
 
 @contextlib.asynccontextmanager

@@ -382,7 +382,7 @@ def start_metrics(address: str | None, say: bool = True, own: tuple[str, int] | 
         return ""
     from arbiter import metrics
     from arbiter.server import host_port
-    from arbiter.server.app import is_loopback
+    from arbiter.server import is_loopback
 
     try:
         host, port = metrics.parse_address(address)

@@ -89,7 +89,7 @@ def web(
     from arbiter.present.web import make_server
 
     from arbiter.present.play_page import DEFAULT_LIMIT
-    from arbiter.server.app import is_loopback
+    from arbiter.server import is_loopback
 
     JOBS.samples = analysis_samples
     db, note = default_store(db)

@@ -48,16 +48,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import PlannedMatch
-from arbiter.batch.settings import SpecError
+from arbiter.batch.settings import SpecError, not_carried
 from arbiter.batch.single import record_of, store_play
-from arbiter.batch.venue import HOSTED, VenueError, not_carried, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
-from arbiter.hosting.relay import RelayedSeat, RelayError
 from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest
-from arbiter.server import auth, client
+from arbiter.server import auth
+# Not imported here, but by the methods that play a match or ask a standing arbiter (the batch
+# engine, the venue, the relay, the gRPC client: grpc and the gRPC server with them, ~0.1 s of
+# CPU): `arbiter web` imports this module at its start, and /play may never be used.
 from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
 from cardarena.disclosure import OPEN
@@ -520,6 +520,8 @@ class Tables:
         arb = self.arbiter
         if arb is None:
             return []
+        from arbiter.server import client
+
         try:
             sessions = client.list_sessions(arb.address, admin_token=arb.admin_token, tls_ca=arb.tls_ca,
                                             timeout=LIST_TIMEOUT)
@@ -652,6 +654,9 @@ class Tables:
         """Start the bots, tell the starter (``ready``: the seat names and their bots'
         versions, or a TableError),
         play the match (a batch of one, the person's seat the caller's own), store its record."""
+        from arbiter.batch.engine import BotsDoNotPlay, play_batch
+        from arbiter.batch.venue import HOSTED, VenueError, open_venue
+
         config, me = table.config, table.seat
         task = asyncio.current_task()
         assert task is not None
@@ -706,6 +711,9 @@ class Tables:
         """The match on the standing arbiter: the person's seat joins it (``RelayedSeat``,
         its own stream), RunMatch seats that stream and the remote bots; then the record
         (what RunMatch answered, replayed through the engine) goes to the store."""
+        from arbiter.hosting.relay import RelayedSeat, RelayError
+        from arbiter.server import client
+
         config, me, arb = table.config, table.seat, self.arbiter
         assert arb is not None
         task = asyncio.current_task()
@@ -773,6 +781,8 @@ class Tables:
     async def _remote_versions(self, names: Sequence[str], me: int) -> tuple[str, ...]:
         """What the standing arbiter's connected bots of ``names`` say their versions are
         (one name connected at two versions, or a listing that fails: "", not a guess)."""
+        from arbiter.server import client
+
         arb = self.arbiter
         assert arb is not None
         try:

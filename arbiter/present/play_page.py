@@ -47,7 +47,7 @@ from markupsafe import Markup
 from arbiter.present.boards import board
 from arbiter.present.table import (TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_labels, seat_place, table_model, told_once,
                                    verdict)
-from arbiter.batch.venue import not_carried
+from arbiter.batch.settings import not_carried
 from arbiter.person.tables import (DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, OFF, Snapshot, TableError, Tables,
                                    table_games)
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game

@@ -19,7 +19,6 @@ from pathlib import Path
 from markupsafe import Markup
 
 from arbiter.present.table import render_table, seat_labels, table_model
-from arbiter.server.client import SpectateError, list_matches, watch
 from arbiter.spectating import runs
 from cardarena.disclosure import LIVE_DELAY_S, Disclosure
 from cardarena.frames import HeaderFrame, OverFrame, StepFrame
@@ -45,6 +44,8 @@ def _table(address: str, token: str, match_id: str, steps: int, delay: float,
     decisions in, and the decisions it shows; ("", 0) if the match is younger than that.
     The spectator hub replays a running match's frames to a late watcher first, so this
     reads only frames already there."""
+    from arbiter.server.client import SpectateError, watch  # (see now_playing)
+
     game, names, view, shown, started = "", (), None, 0, 0.0
     upto = time.time() - delay
     try:
@@ -79,6 +80,10 @@ def now_playing(db: Path, tournament: str, policy: Disclosure, timeout: float = 
         return None
     if name != tournament or runs.run_kind(db) != "tournament":  # (a ladder of the same name is not it)
         return None
+    # The gRPC client (grpc, the protobuf messages, the codec) only when a run is going on:
+    # the web server imports this module at its start, and most of its pages never ask
+    from arbiter.server.client import SpectateError, list_matches
+
     try:
         listed = list_matches(address, include_finished=False, timeout=timeout, token=token)
     except SpectateError:

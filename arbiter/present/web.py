@@ -103,7 +103,7 @@ from arbiter.store.db import READ_ERRORS, STOPPED_EARLY, MatchRow, Store, StoreE
 from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, forfeit_stake
-from arbiter.tournament.play import is_play_name
+from arbiter.batch.single import is_play_name
 from arbiter.tournament.run import counted_matches, counted_think_times, shown_seed, standings
 from arbiter.tournament.spec import TournamentSpec, entrant_names
 

@@ -13,3 +13,17 @@ def host_port(host: str, port: int) -> str:
     address (the web server's URL) imports no gRPC for it."""
     host = host.strip("[]")
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def is_loopback(host: str) -> bool:
+    """True for an interface only this machine reaches (127.0.0.0/8, ::1, localhost). Here,
+    not in ``app``, for the same reason as ``host_port`` (`arbiter web` asks it of its host)."""
+    import ipaddress
+
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import os
 import shutil
@@ -17,7 +16,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter import scratch
-from arbiter.server import auth, host_port, localchannel
+from arbiter.server import auth, host_port, is_loopback, localchannel  # noqa: F401 (is_loopback: the app's API too)
 from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, BotStreamServicer, Hub, MatchesServicer, add_arena
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
@@ -125,17 +124,6 @@ def _add_reflection_v1(server: grpc.aio.Server, service_names: list[str]) -> Non
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
     )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),))
-
-
-def is_loopback(host: str) -> bool:
-    """True for an interface only this machine reaches (127.0.0.0/8, ::1, localhost)."""
-    host = host.strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def start_server(

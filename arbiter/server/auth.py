@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import grpc
 
 from cardarena import names
 
@@ -484,6 +483,8 @@ async def require_token(expected: str | None | Live, given: str, context, messag
     expected = current(expected)
     if expected is None:
         return
+    import grpc  # (loaded: a servicer asks; this module is imported by what never serves, `arbiter web`)
+
     peer = context.peer() or "?"
     if REFUSALS.busy(peer):  # before the token is checked: the answer says nothing of it
         await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, busy_text(REFUSALS.per_peer))

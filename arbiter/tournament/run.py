@@ -34,19 +34,21 @@ import json
 import logging
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from cardarena.games import ConfigError, Game, Outcome
 from cardarena.disclosure import OPEN, Counted, Disclosure
 from cardarena.records import MatchRecord
-from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import bot_contents, keyed_spec, resolve_bot
-from arbiter.batch.venue import Kind, Where, describe, open_venue, parse_where
+# The batch engine, the venue and the spectator hub (with them the gRPC server, the bot hosting, the cluster
+# driver: ~0.1 s of CPU) are imported by the functions that run a tournament: `arbiter web`
+# and `arbiter standings` import this module for its standings only.
+if TYPE_CHECKING:
+    from arbiter.batch.venue import Where
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, entrant_names, in_stored_form
 from arbiter.store.db import MatchRow, Store, StoreError, run_holder
-from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
 from arbiter.rating.ratings import compute_standings, counted_result, forfeit_stake, side_points
 
@@ -273,6 +275,10 @@ async def run_tournament(
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
     """
+    from arbiter.batch.engine import BotsDoNotPlay, play_batch
+    from arbiter.batch.venue import Kind, describe, open_venue
+    from arbiter.spectating.hub import SpectatorHub
+
     where = tournament_where(spec, transport, cluster)
     game = spec.validate()
     names = spec.bot_names
@@ -441,6 +447,8 @@ def tournament_where(spec: TournamentSpec, transport: str | Where | None, cluste
     spec's): VenueError for a transport it cannot be played on, such as inproc with a cluster.
     Also what ``tournament run`` asks before it opens the store, so that a refused command
     line writes nothing."""
+    from arbiter.batch.venue import Kind, parse_where
+
     return parse_where(transport, cluster=cluster or spec.cluster, bots=spec.bot_sources,
                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
 
