@@ -11,7 +11,6 @@ the bot, so state kept on ``self`` belongs to one match.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import logging
 import os
@@ -20,9 +19,9 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+import sys
+from typing import TYPE_CHECKING, Any, Callable
 
-import grpc
 from google.protobuf.message import DecodeError
 
 from cardarena.v1 import arena_pb2 as pb
@@ -32,6 +31,13 @@ from cardarena.wire import framing
 from cardarena.wire.tls import PEM_CERTIFICATE, unreachable_hint
 from cardarena.wire.codec import serialized
 from sdk.driver import FAILURE_LIMIT, SeatDriver
+
+# grpc and asyncio (~35 ms of CPU to import) are imported by the gRPC path only (``_play``): the
+# arbiter's own bot processes play on the local channel, with no event loop and no HTTP/2.
+if TYPE_CHECKING:
+    import asyncio
+
+    import grpc
 
 log = logging.getLogger("sdk")
 
@@ -305,13 +311,17 @@ def run(
         path = address.removeprefix(framing.SCHEME)
         play: Callable[[], int] = lambda: _play_local(session, path, hello, stop)  # noqa: E731
     else:
+        import asyncio
+
         play = lambda: asyncio.run(_play(session, address, hello, stop, tls_ca))  # noqa: E731
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # the usual case: no event loop in this thread
-        in_async_code = False
-    else:
-        in_async_code = True
+    in_async_code = False
+    if (aio := sys.modules.get("asyncio")) is not None:  # (not imported for this: without it no event loop runs)
+        try:
+            aio.get_running_loop()
+        except RuntimeError:  # the usual case: no event loop in this thread
+            pass
+        else:
+            in_async_code = True
     if not in_async_code:  # (outside the except: a bot's traceback then is its own alone)
         return play()
     # called from async code (a notebook, an async app): play on a thread of its own
@@ -340,6 +350,8 @@ _PARSE_ARBITER = pb.ArbiterMessage.FromString
 
 
 def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
+    import grpc
+
     if tls_ca is None:
         return grpc.aio.insecure_channel(address)
     return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_ca or None))
@@ -347,6 +359,10 @@ def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
 
 async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: threading.Event | None,
                 tls_ca: bytes | str | None = None) -> int:
+    import asyncio
+
+    import grpc
+
     name = session.name
     write_failed = False
     try:
@@ -584,6 +600,10 @@ async def _write(call: Any, msg: pb.BotMessage | bytes) -> bool:
     the reads that follow deliver its last messages and its status)."""
     if call.done():  # a write now would fail and replace the arbiter's status with INTERNAL
         return False
+    import asyncio
+
+    import grpc
+
     try:
         await call.write(msg)
         return True
