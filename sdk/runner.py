@@ -16,10 +16,10 @@ import logging
 import os
 import select
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
-import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from google.protobuf.message import DecodeError
