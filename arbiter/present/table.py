@@ -638,7 +638,8 @@ def _verdict(game: str, outcome: Any, names: Sequence[str], me: int | None, fina
     winners = tuple(s for s in range(n) if o.ranks[s] == 1)
     others = tuple(s for s in range(n) if o.ranks[s] != 1)
     if o.reason.is_forfeit:
-        failed = others or tuple(range(n))
+        # the failing side ranks last; the others by where they stood (not all first: record format 2)
+        failed = tuple(s for s in range(n) if o.ranks[s] == max(o.ranks) != 1) or tuple(range(n))
         how = {"forfeit_timeout": "ran out of time", "forfeit_illegal": "made an illegal move",
                "forfeit_disconnect": "left the table", "forfeit_crash": "crashed"}.get(o.reason.value, o.reason.value)
         if len(failed) == 1:

@@ -198,3 +198,15 @@ def test_the_pay_off_cards_left_name_each_seat_when_one_bot_sits_at_several():
     for p in st.spectator_view().players:
         who = "you" if p.seat == 2 else f"random@1.0 (seat {p.seat})"
         assert f"{who}: {p.payoff_count}" in left, text
+
+
+def test_a_free_for_all_forfeit_names_only_the_seat_that_failed():
+    """Since a forfeit ranks the sides that did not fail by where they stood (record format 2),
+    a seat ranked second beside the failing one is not one that failed: "mine and random 1.0
+    crashed" named the second-placed seat too."""
+    from cardarena.games import EndReason, Outcome
+
+    o = Outcome((0.0, 0.0, 0.0), (1, 2, 3), EndReason.FORFEIT_CRASH, "seat 2 (random 1.0): boom")
+    assert verdict("spot", o, ["a", "b", "c"], None) == "a (seat 0) won by forfeit: c (seat 2) crashed (seat 2 (random 1.0): boom)."
+    o = Outcome((0.0, 0.0, 0.0), (1, 1, 3), EndReason.FORFEIT_CRASH, "")  # format 1: every other side first
+    assert verdict("spot", o, ["a", "b", "c"], None) == "a (seat 0) and b (seat 1) won by forfeit: c (seat 2) crashed."
