@@ -40,29 +40,22 @@ FAILED = {EndReason.FORFEIT_TIMEOUT, EndReason.FORFEIT_ILLEGAL, EndReason.FORFEI
           EndReason.FORFEIT_CRASH, EndReason.ABORTED}
 
 
-#: The tests on the module's `standing` arbiter (a plain `arbiter serve`): one xdist group
-#: (--dist loadgroup, tests/conftest.py), so it starts once a run, not once a test (~0.35
-#: CPU-s each). Each test's bots have names of their own.
+#: The tests on the module's arbiter (``module_serve``, tests/conftest.py: a plain `arbiter
+#: serve`): one xdist group (--dist loadgroup), so it starts once a run, not once a test
+#: (~0.35 CPU-s each). Each test's bots have names of their own.
 SHARED = pytest.mark.xdist_group("node_bot")
 
 
-@pytest.fixture(scope="module")
-def standing():
-    s = start_serve()
-    yield s
-    stop_serve(s)
-
-
 @pytest.fixture
-def serve(standing):
+def serve(module_serve):
     """The module's arbiter; the bot processes a test starts on it (``serve.bots``) are
     stopped at its end."""
-    assert not standing.bots and standing.alive()
+    assert not module_serve.bots and module_serve.alive()
     try:
-        yield standing
+        yield module_serve
     finally:
-        stop_bots(standing.bots)
-        standing.bots.clear()
+        stop_bots(module_serve.bots)
+        module_serve.bots.clear()
 
 
 def _start_node(serve, name: str, log: Path) -> subprocess.Popen:

@@ -13,7 +13,7 @@ from cardarena.wire import codec as convert
 from cardarena.games import EndReason, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from tests.conftest import ROOT, start_serve, stop_serve
+from tests.conftest import ROOT
 
 #: One `arbiter serve` for the module (one xdist group, so it starts once a run): each
 #: test connects bots under names of its own, and every bot stays connected to the end.
@@ -21,10 +21,8 @@ pytestmark = pytest.mark.xdist_group("spades_over_grpc")
 
 
 @pytest.fixture(scope="module")
-def serve():
-    s = start_serve()
-    yield s
-    stop_serve(s)
+def serve(module_serve):
+    return module_serve  # (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -115,10 +115,8 @@ SHARED = pytest.mark.xdist_group("spectate")
 
 
 @pytest.fixture(scope="module")
-def arbiter():
-    s = start_serve()
-    yield s
-    stop_serve(s)
+def arbiter(module_serve):
+    return module_serve  # (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
