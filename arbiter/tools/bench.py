@@ -1044,13 +1044,18 @@ class _SharedPool:
         if not self._kept:
             return None
         if self._pool is None:
-            import multiprocessing
-
-            from arbiter.batch.engine import worker_pool
-
-            # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
-            self._pool = worker_pool(os.cpu_count() or 1, multiprocessing.get_context("spawn"))
+            self._pool = _spawned_pool(os.cpu_count() or 1)
         return self._pool
+
+
+def _spawned_pool(workers: int) -> Any:
+    """A pool of ``workers`` processes for ``run_units``'s jobs: spawned, not forked (the
+    bench's earlier sections leave gRPC's threads in this process)."""
+    import multiprocessing
+
+    from arbiter.batch.engine import worker_pool
+
+    return worker_pool(workers, multiprocessing.get_context("spawn"))
 
 
 _UNITS_POOL = _SharedPool()
@@ -1351,17 +1356,12 @@ def run_units(jobs: Sequence[tuple[Any, Callable[[], Any]]], workers: int | None
     of workers. ``cpu`` gets each unit's CPU seconds; ``each(unit, answer)`` and
     ``progress(done, of, unit)`` are called here as each job ends. The bench's sections
     that are many independent measurements (statistics, analysis) run their parts so."""
-    import multiprocessing
     from concurrent.futures import as_completed
-
-    from arbiter.batch.engine import worker_pool
 
     out: dict[Any, Any] = {}
     cpu = {} if cpu is None else cpu
     shared = _UNITS_POOL.get() if workers is None else None  # the bench run's pool (_SharedPool)
-    # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
-    with contextlib.nullcontext(shared) if shared is not None else \
-            worker_pool(workers or os.cpu_count() or 1, multiprocessing.get_context("spawn")) as pool:
+    with contextlib.nullcontext(shared) if shared is not None else _spawned_pool(workers or os.cpu_count() or 1) as pool:
         futures = {pool.submit(_cpu_timed, job): unit for unit, job in jobs}
         for i, f in enumerate(as_completed(futures)):
             unit = futures[f]
