@@ -78,7 +78,8 @@ from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, TRANSPORTS, BotStartError
 from arbiter.hosting.loading import load_bot
 from arbiter.server import auth
-from arbiter.server.app import RunningServer, is_loopback, start_server
+from arbiter.server import is_loopback
+from arbiter.server.app import RunningServer, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate

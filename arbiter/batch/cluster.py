@@ -451,7 +451,7 @@ def _this_worker() -> str:
 
 
 def check_address(address: str) -> None:
-    """ClusterError unless ``address`` reads as a Dask scheduler's (``spec.bad_scheduler_address``)."""
+    """ClusterError unless ``address`` reads as a Dask scheduler's (``settings.bad_scheduler_address``)."""
     why = bad_scheduler_address(address)
     if why:
         raise ClusterError(f"cluster: {why}")

@@ -25,9 +25,9 @@ import enum
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
 
-from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
+from arbiter.batch.cluster import ClusterError, OnCluster, bot_refs
 from arbiter.batch.engine import BotsDoNotPlay, Connected, InProcess, hosted
-from arbiter.batch.settings import SpecError, check_named, is_trusted, not_carried, resolve_bot  # noqa: F401 (not_carried: the venue's API too)
+from arbiter.batch.settings import SpecError, bad_scheduler_address, check_named, is_trusted, not_carried, resolve_bot
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError, runtime_of
 from arbiter.hosting.loading import game_names, load_bot
 from cardarena.runtimes import PYTHON

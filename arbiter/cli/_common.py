@@ -181,6 +181,8 @@ def __getattr__(name: str) -> Any:
         value = globals()[name] = _LAZY[name]()  # made once
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store file.", envvar="ARENA_DB")]
 DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision time limit in ms (0: none).")]
 BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]

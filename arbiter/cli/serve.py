@@ -22,7 +22,8 @@ import typer
 from rich.markup import escape
 
 from arbiter.server import auth, host_port
-from arbiter.server.app import is_loopback, start_server
+from arbiter.server import is_loopback
+from arbiter.server.app import start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.cli._common import (environment, ENV_STOP_GRACE, BoundedStop, CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr,

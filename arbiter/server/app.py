@@ -16,7 +16,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter import scratch
-from arbiter.server import auth, host_port, is_loopback, localchannel  # noqa: F401 (is_loopback: the app's API too)
+from arbiter.server import auth, host_port, localchannel
 from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, BotStreamServicer, Hub, MatchesServicer, add_arena
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
