@@ -3,6 +3,7 @@
     arbiter evaluate spades search heuristic --deals 20 --seed 1 -o deals=1 --jobs 2
     arbiter evaluate spades heuristic random --sprt 0,50 --bounds -700,700 -o deals=1   # stop when decided
     arbiter evaluate spades heuristic greedy --sprt 0,20 --sd-bound 45 -o deals=1      # deals' s.d. at most 45
+    arbiter evaluate spades mybot.py greedy --sprt 0,20 --db eval.sqlite -o deals=1   # with 100 of the pair's deals there: short
     arbiter evaluate spades mybot.py greedy --sprt 0,20 --sd-bound auto --db eval.sqlite -o deals=1   # S from earlier ones
     arbiter evaluate spades mybot.py greedy --sprt 0,20 --db eval.sqlite -o deals=1 --plan  # deals each test would need
     arbiter evaluate spades heuristic random --sprt 0.5,0.6 --sequential score -o deals=1  # on the pair score
@@ -68,9 +69,12 @@ def evaluate(
                           "--sequential score: A's expected pair score, 0.5 = equal); stops as soon as one is "
                           "accepted.")] = None,
     sequential: Annotated[
-        Optional[str], typer.Option("--sequential", help="With --sprt: betting (default: an anytime-valid test on the margin, "
-                                               "its error rates hold on any distribution of deals within --bounds), "
-                                               "variance (default with --sd-bound: anytime-valid on any distribution "
+        Optional[str], typer.Option("--sequential", help="With --sprt: betting (the default without --db, or where --db holds "
+                                               "no 100 deals of this pair played by today's bot files: an anytime-valid "
+                                               "test on the margin, its error rates hold on any distribution of deals "
+                                               "within --bounds), "
+                                               "variance (the default with --sd-bound, and with --db where it holds "
+                                               "those 100 deals: anytime-valid on any distribution "
                                                "whose s.d. is at most --sd-bound, checked as it goes; as short as "
                                                "the normal SPRT), "
                                                "score (another question: does A win more often, on the pair's "
@@ -163,7 +167,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived from the rules of every game under the options played: one Spades hand -900..900, a single game of Spite and Malice -1..1, Spot's and longer matches as wide as their rules allow), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. With --db and no test named, the store chooses: where it holds 100 deals of this very pair (either order, their other evaluations), every one played by today's bot files, the test is the variance-bounded one at --sd-bound auto's bound (measured within its error rates on every shape tried, docs/strength.md); else the betting test, and the output says why. Without either the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived from the rules of every game under the options played: one Spades hand -900..900, a single game of Spite and Malice -1..1, Spot's and longer matches as wide as their rules allow), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
@@ -185,6 +189,11 @@ def evaluate(
             kind = "normal"  # the plan says the betting test needs --bounds here, and runs the others
         test = _run(_sprt, kind, sprt, alpha, beta, bounds, min_deals, sprt_model,
                     lambda: _run(known_bounds, game, options, preset), sd_bound, plan)
+        if not sequential_given and sd_bound is None and db is not None and not plan and not luck_adjusted:
+            from arbiter.rating.catoni import OwnDealsOrBetting
+
+            # the store says which: the variance-bounded test on this pair's own 100 deals, else betting
+            test = OwnDealsOrBetting(test)
     else:  # a test's flags without the test were dropped without a word
         given = [flag for flag, on in (("--sequential", sequential_given), ("--bounds", bounds is not None),
                                        ("--sd-bound", sd_bound is not None), ("--alpha", alpha != 0.05),
@@ -212,7 +221,8 @@ def evaluate(
             _run(_raise, UsageError(f"{', '.join(given)}: {'a setting' if one else 'settings'} of a run (the matches "
                                     f"played, stored, named or written), and --plan plays nothing: leave "
                                     f"{'it' if one else 'them'} out, or run without --plan"))
-        _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed or 0,
+        _run(_plan, game, (bot_a, bot_b), options, preset, test,
+             sequential if sequential_given or sd_bound is not None else "default", sd_bound, db, cap, seed or 0,
              luck_adjusted, bounds, alpha, beta, min_deals, sprt_model)
         return
     drawn = seed is None and not all(is_trusted(b) for b in (bot_a, bot_b))
@@ -524,7 +534,9 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
     out.print(f"{bots[0]} vs {bots[1]} at {game}, H0: margin {p.m0:g} or less, H1: {p.m1:g} or more (alpha {p.alpha:g}, "
               f"beta {p.beta:g}): each test run {p.runs} times on deals drawn from {p.describe_source()}, moved to "
               f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True, markup=False)  # stored names: text
-    chosen = {"betting": "betting", "variance": ("auto", "variance"), "normal": "normal"}[sequential]
+    # with no test named, the one the store's deals choose (OwnDealsOrBetting): the pair's own, today's files
+    default = ("auto",) if not p.among and not p.edited else ("betting",)
+    chosen = {"betting": ("betting",), "variance": ("auto", "variance"), "normal": ("normal",), "default": default}[sequential]
     tests = [r for r in p.rows if r.at_m0 is not None]
     margins = [(f"at {p.m0:g} (H0)", "at_m0", "H1"), (f"at {p.m1:g} (H1)", "at_m1", "H0")]
     if p.stored_margin is not None:
@@ -541,7 +553,8 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
     said = "; ".join(("* " if r.name in chosen else "") + f"{r.name}: {r.flags}" + (f" ({r.why})" if r.why else "")
                      for r in p.rows)
     out.print(f"{said}; fixed: the fixed-length test at s.d. {p.sd:.4g}, normal approximation. *: the test this command "
-              f"runs. (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
+              f"runs (with no test named: auto where the deals drawn from are this pair's own, all by today's bot files, "
+              f"else betting). (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
               f"design; the normal SPRT's hold on near-normal deals only); (H0 x%) at {p.m1:g} likewise, at most beta; "
               f"open: runs undecided at {p.cap} deals. Deals unlike these (a new version that plays otherwise, a rare "
               f"deal not yet seen) need otherwise; nothing was played.", highlight=False, soft_wrap=True)

@@ -21,7 +21,12 @@ valid on any deal distribution within the bounds; ``BettingTest.pair_score`` on 
 pair's win/draw/loss score) or ``sprt=Sprt(m0, m1)`` (``arbiter.rating.sprt``: the
 normal approximation), ``deals`` is a cap: the deals are taken in order and the evaluation
 stops after the first deal at which the test decides ("H1 accepted": the margin, or
-score, is at least m1; "H0 accepted": at most m0).
+score, is at least m1; "H0 accepted": at most m0). ``sprt=VarianceTest(m0, m1, sd_bound)``
+(``arbiter.rating.catoni``) holds on any distribution whose s.d. is at most the bound, and is about
+as short as a fixed test; ``AutoVarianceTest`` reads the bound from ``store`` (``sd_from_store``),
+and ``OwnDealsOrBetting`` (``arbiter evaluate --sprt --db`` with no test named) runs it where
+``store`` holds 100 deals of this very pair by today's bot files, else its betting test
+(``default_choice``).
 
 With ``luck`` (``arbiter.tournament.probes.luck_probes``) the result also gives the margin with
 the luck taken out (``EvalResult.luck``, ``arbiter.rating.luck``, the slopes fitted on other
@@ -72,7 +77,7 @@ from arbiter.tournament.spec import in_stored_form
 from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
+from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, OwnDealsOrBetting, VarianceTest
 from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
@@ -153,6 +158,9 @@ class EvalResult:
     luck_reused: int = 0  # with ``luck``: probe deals read from a probes file, not played
     luck_prior: int = 0  # with ``luck`` and a test: deals of earlier evaluations its slopes started from
     sd_source: "SdSource | None" = None  # with ``--sd-bound auto``: where the test's s.d. bound was read
+    #: the test ``OwnDealsOrBetting`` chose (``--sprt`` with ``--db``, no test named; None: a test
+    #: named): "" the variance-bounded one on the pair's own deals, else why the betting test
+    default_why: str | None = None
 
     @property
     def luck(self) -> LuckAdjusted | None:
@@ -288,9 +296,22 @@ class EvalResult:
             centre = ("the draws' expectations, exact" if self.luck_expected.exact
                       else f"{self.luck_expected.probes} probe deals")
             on = f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on {centre}), "
-        source = f" (--sd-bound auto: {self.sd_source.describe()})" if self.sd_source is not None else ""
+        source = ""
+        if self.sd_source is not None:
+            source = (f" (the default where the store holds this pair's own deals: {self.sd_source.describe()}; "
+                      f"--sequential betting: the test that assumes no s.d. bound)" if self.default_why is not None
+                      else f" (--sd-bound auto: {self.sd_source.describe()})")
         return (f"{on}{t.describe()}{source}: {verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
-                f"{self._sd_bound_price()}")
+                f"{self._sd_bound_price()}{self._default_note()}")
+
+    def _default_note(self) -> str:
+        """Why the default test with a store was the betting one: no 100 deals of this pair by
+        today's files there to read an s.d. bound from ("" for any other test)."""
+        if not self.default_why or not isinstance(self.sprt, BettingTest):
+            return ""
+        return (f"; the betting test, the default until the store holds {AUTO_HISTORY} deals of this pair played by "
+                f"today's bot files ({self.default_why}); with them the default is the variance-bounded test at "
+                f"{AUTO_ROOM:g}x their s.d., about as short as a fixed-length test")
 
     def verdict(self, final: bool = True) -> Verdict | None:
         """What the store keeps of the test's verdict (``Store.verdict``; None without a test
@@ -384,6 +405,10 @@ class EvalResult:
             "verdict": self.sprt_summary(),  # the test's line, as printed and stored (null without a test)
             "luck": None if self.luck is None else self.luck.to_json(),
             "sd_auto": None if self.sd_source is None else self.sd_source.to_json(),
+            # the test run by default with --db (null: a test named): "variance" on the pair's own stored
+            # deals, or "betting" and why not
+            "default_test": None if self.default_why is None else {
+                "ran": "betting" if isinstance(self.sprt, BettingTest) else "variance", "why": self.default_why},
             # where its matches came from (--db): played by this run, or read from the store (``stored_as``:
             # its own, resumed or extended; or, with ``read_of``, the first deals of a longer one)
             "played": self.played, "read": self.resumed, "stored_as": self.stored_as, "read_of": self.read_of,
@@ -441,7 +466,7 @@ def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: in
 
 def evaluation_spec(
     game: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any], preset: str | None,
-    decision_ms: int, bank_ms: int, sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | None,
+    decision_ms: int, bank_ms: int, sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | OwnDealsOrBetting | None,
     luck_test: bool = False,
 ) -> dict[str, Any]:
     """What defines a stored evaluation (its resume key). The keys a tournament spec shares
@@ -586,7 +611,7 @@ def evaluate(
     decision_ms: int = 0,
     bank_ms: int = 0,
     progress: Callable[[MatchMargin], None] | None = None,
-    sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | None = None,
+    sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | OwnDealsOrBetting | None = None,
     store: Store | None = None,
     name: str | None = None,
     fresh: bool = False,
@@ -638,6 +663,9 @@ def evaluate(
     if isinstance(sprt, AutoVarianceTest) and store is None:
         raise ConfigError("sd-bound auto: the s.d. bound is read from the evaluations stored before this one: "
                           "give --db FILE (or --sd-bound S)")
+    if isinstance(sprt, OwnDealsOrBetting) and store is None:  # (the CLI makes it only with --db)
+        raise ConfigError("sprt: the test chosen by the stored deals reads them from a store: give one, or the "
+                          "betting test itself")
     if luck is not None:
         if (luck.game_name, luck.preset) != (game, preset) or typed_options(game, luck.options, preset) != opts:
             raise ConfigError("luck: its probes were played for another game or options than this evaluation's")
@@ -682,6 +710,12 @@ def evaluate(
             spec["sd_auto"] = source.to_json()
             sprt = result.sprt = sprt.resolve(source.largest)
             result.sd_source = source
+        elif isinstance(sprt, OwnDealsOrBetting):
+            chosen, source, why = default_choice(sprt, store, stored, result.stored_as, game, (bot_a, bot_b), opts,
+                                                 preset, contents)
+            spec["sd_auto"] = {"betting": why} if source is None else source.to_json()
+            sprt = result.sprt = chosen
+            result.sd_source, result.default_why = source, why
         if result.read_of is None:
             spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
             store.lock(result.stored_as)
@@ -1012,7 +1046,7 @@ def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,
 
 def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
                   exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY,
-                  contents: Mapping[str, str] | None = None) -> SdSource:
+                  contents: Mapping[str, str] | None = None, pairs: Sequence[StoredPair] | None = None) -> SdSource:
     """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
     margins in the evaluations stored in ``store`` of ``game`` under the options ``options`` and
     ``preset`` set (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
@@ -1020,9 +1054,10 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
     deals are those of all its evaluations, each deal once (``stored_pairs``), their s.d. pooled
     about each evaluation's own mean; a pair is read once it has ``min_deals`` of them. ``contents``
     (``bot_contents`` of ``bots``, read if not given): the pair's own deals that another version of a
-    bot file played are counted in ``SdSource.edited``. ConfigError, saying what was looked for,
-    when there is none."""
-    pairs = stored_pairs(store, game, options, preset, exclude)
+    bot file played are counted in ``SdSource.edited``; ``pairs``: ``stored_pairs`` if the caller has
+    read them. ConfigError, saying what was looked for, when there is none."""
+    if pairs is None:
+        pairs = stored_pairs(store, game, options, preset, exclude)
     among, found = closest_pairs(pairs, bots, game, min_deals)
     if not found:
         raise ConfigError(no_pair_deals(store, game, min_deals, "sd-bound auto", "read a deal margin's s.d. from", pairs)
@@ -1031,6 +1066,34 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
     return SdSource(found[0].sd or 0.0, room, among,
                     tuple((" and ".join(p.pair), p.deals, p.sd or 0.0, tuple(n for n, _ in p.evaluations)) for p in found),
                     tuple(edited.items()), own_pair_note(pairs, bots, min_deals) if among else NONE_OF_THE_PAIR)
+
+
+def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, Any] | None, name: str, game: str,
+                   bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
+                   contents: Mapping[str, str]) -> tuple[BettingTest | VarianceTest, SdSource | None, str]:
+    """The test ``test`` (``--sprt`` with ``--db`` and no test named) runs for the evaluation
+    ``name``: the variance-bounded one at ``--sd-bound auto``'s bound where ``store`` holds
+    ``test.history`` deals of this very pair (either order) over its other evaluations, none played
+    by another version of a bot file than ``contents``; else the betting test, and why (``""`` with
+    the bound). The choice is kept in the evaluation's ``stored`` spec (``"sd_auto"``: the bound's
+    source, or ``{"betting": why}``): a resumed run tests as it began, though its own deals may
+    have made the pair's 100 since."""
+    if stored is not None and isinstance(kept := stored.get("sd_auto"), Mapping) and "betting" in kept:
+        return test.betting, None, str(kept["betting"])
+    if (source := _kept_source(stored, name, store.path)) is not None:
+        return test.auto().resolve(source.largest), source, ""
+    pairs = stored_pairs(store, game, options, preset, exclude=name)
+    among, found = closest_pairs(pairs, bots, game, test.history)
+    if found and not among:
+        edited = found[0].edited_deals(contents)
+        if not edited:
+            source = sd_from_store(store, game, bots, options, preset, exclude=name, room=test.room,
+                                   min_deals=test.history, contents=contents, pairs=pairs)
+            return test.auto().resolve(source.largest), source, ""
+        return test.betting, None, (f"this pair's {found[0].deals} stored deals{edited_text(edited)}: a new version "
+                                    "may vary otherwise")
+    own = own_pair_note(pairs, bots, test.history)
+    return test.betting, None, "it holds no deal of this pair" if own == NONE_OF_THE_PAIR else own
 
 
 def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str,

@@ -124,9 +124,9 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
     kw = {"min_deals": min_deals, "model": model}
     tests: list[tuple[str, str, Any, str]] = []
     if bounds is None:
-        tests.append(("betting", "the default", None, "needs the margin's bounds: --bounds LO,HI"))
+        tests.append(("betting", "--sequential betting", None, "needs the margin's bounds: --bounds LO,HI"))
     else:
-        tests.append(("betting", f"the default, bounds {bounds[0]:g}..{bounds[1]:g}",
+        tests.append(("betting", f"bounds {bounds[0]:g}..{bounds[1]:g}",
                       sequential_test("betting", text, alpha, beta, bounds=bounds, **kw), ""))
     if sd_bound is not None:
         test = sequential_test("variance", text, alpha, beta, sd_bound=sd_bound, **kw)

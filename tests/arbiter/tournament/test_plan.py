@@ -54,7 +54,7 @@ def test_each_test_runs_on_the_pairs_own_deals_and_says_how_long_and_how_often_w
     assert p.fixed == Sprt(0, 50).fixed_deals(sd)
     betting, auto, normal = p.rows
     assert [r.name for r in p.rows] == ["betting", "auto", "normal"]
-    assert betting.flags == "the default, bounds -900..900" and normal.flags == "--sequential normal"
+    assert betting.flags == "bounds -900..900" and normal.flags == "--sequential normal"
     assert auto.flags == f"--sd-bound auto, S = {round_up(1.2 * sd):g}" and auto.test.sd_bound == round_up(1.2 * sd)
     for row in p.rows:
         assert row.at_m0.runs == row.at_m1.runs == 200 and row.at_m0.true_margin == 0 and row.at_m1.true_margin == 50
@@ -92,11 +92,12 @@ def test_the_cli_prints_the_plan_and_plays_nothing(stored, monkeypatch) -> None:
     text = " ".join(r.output.split())
     assert "each test run 500 times on deals drawn from the 100 stored deals of this pair" in text
     header = next(line for line in r.output.splitlines() if line.startswith("mean deals"))
-    assert header.split() == ["mean", "deals", "*", "betting", "auto", "normal", "fixed"]
+    # no test named, and the deals are this pair's own: the store's choice, the variance-bounded test at auto's bound
+    assert header.split() == ["mean", "deals", "betting", "*", "auto", "normal", "fixed"]
     rows = {line.split(")")[0] + ")": line for line in r.output.splitlines() if line.startswith("at ")}
     assert list(rows) == ["at 0 (H0)", "at 50 (H1)", f"at {result.mean_margin:+.4g} (stored)"]
     assert "(H1 " in rows["at 0 (H0)"] and "(H0 " in rows["at 50 (H1)"]
-    assert "* betting: the default, bounds -900..900; auto: --sd-bound auto, S =" in text
+    assert "betting: bounds -900..900; * auto: --sd-bound auto, S =" in text
     assert "*: the test this command runs" in text and "nothing was played" in text
     with Store(db, read_only=True) as store:
         assert [(t.name, len(store.matches(t.id, records=False))) for t in store.tournaments()] == before
@@ -227,7 +228,7 @@ def test_the_plan_takes_each_of_its_tests_settings_whichever_test_the_command_ru
     assert r.exit_code == 0 and "variance: --sd-bound 80" in " ".join(r.output.split()), r.output
     r = CliRunner().invoke(app, [*args, "--plan", "--sd-bound", "80", "--bounds", "-500,500"])
     text = " ".join(r.output.split())
-    assert r.exit_code == 0 and "betting: the default, bounds -500..500" in text and "--sd-bound 80" in text, r.output
+    assert r.exit_code == 0 and "betting: bounds -500..500" in text and "--sd-bound 80" in text, r.output
     for run in (["--sequential", "normal", "--sd-bound", "80"], ["--sd-bound", "80", "--bounds", "-500,500"]):
         r = CliRunner().invoke(app, [*args, *run])  # a run still refuses what its test does not read
         assert r.exit_code == 2 and "only the" in r.output, r.output

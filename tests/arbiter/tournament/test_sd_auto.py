@@ -7,7 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, VarianceTest, round_up
+from arbiter.rating.betting import BettingTest
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, round_up
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store, StoreError
 from arbiter.tournament.evaluate import evaluate, sd_from_store
@@ -98,8 +99,9 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     first = CliRunner().invoke(app, [*base, "--deals", str(AUTO_HISTORY), "--db", db])
     assert first.exit_code == 0, first.output
     assert "--sd-bound auto would" not in first.output  # no test: nothing to say
-    # the default betting test, slow within ±900, names what auto would read here
-    slow = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--db", db, "--seed", "1", "--deals", "10"])
+    # the betting test, slow within ±900, names what auto would read here
+    slow = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--sequential", "betting", "--db", db, "--seed", "1",
+                                    "--deals", "10"])
     text = " ".join(slow.output.split())
     assert slow.exit_code == 0 and "betting test" in text, slow.output
     assert "--sd-bound auto would test at s.d. at most" in text and "this pair's 100 stored deals (evaluate-spades-" in text
@@ -110,6 +112,11 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text
     assert "this pair's" in text and "stored deals (evaluate-spades-heuristic-greedy-0-" in text
     assert ", evaluate-spades-heuristic-greedy-1-" in text  # the betting run's deals too, on another seed
+    # no test named: the store holds this pair's own 100 deals, so the variance-bounded test runs, and says why
+    r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--db", db, "--seed", "2"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "variance-bounded test" in text, r.output
+    assert "(the default where the store holds this pair's own deals: 1.2x" in text and "--sd-bound auto would" not in text
 
 
 def test_an_edited_bot_on_the_same_seed_adds_its_deals_and_the_same_bot_does_not(tmp_path) -> None:
@@ -179,3 +186,44 @@ def test_the_kin_are_read_for_a_reason_the_pairs_own_deals_are_named_not_said_mi
     assert SdSource.from_json(src.to_json()) == src
     old = SdSource(34.9, 1.2, src.among, src.pairs)  # kept by a run before the note: read as it was
     assert SdSource.from_json(old.to_json()).own == "none of this pair"
+
+
+def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pairs_own_deals_are_there(tmp_path) -> None:
+    """``--sprt`` with ``--db`` and no test named (``OwnDealsOrBetting``): the betting test until the
+    store holds ``history`` deals of this very pair by today's files, then the variance-bounded
+    test at ``auto``'s bound; the kin's deals, or the pair's by another version of a file, are no
+    such evidence; a resumed run keeps the test it began with."""
+    n = 8  # the least deals of the pair read (AUTO_HISTORY, 100, in the CLI's test below)
+    test = OwnDealsOrBetting(BettingTest(0, 50, -900, 900), history=n)
+    assert test.auto() == AutoVarianceTest(0, 50, history=n) and test.to_json()["test"] == "default"
+    bot = tmp_path / "mine.py"
+    code = ("from sdk import Bot\n\nclass B(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n"
+            "    def choose(self, view, legal_actions):\n        return legal_actions[{i}]\n")
+    bot.write_text(code.format(i=0))
+    with Store(tmp_path / "e.sqlite") as store:
+        kw = dict(options=ONE, store=store, transport="inproc")
+        evaluate("spades", "random", "greedy", deals=n, seed=1, **kw)  # the kin: not the pair
+        first = evaluate("spades", str(bot), "random", deals=3, seed=2, sprt=test, **kw)
+        assert isinstance(first.sprt, BettingTest) and first.sd_source is None
+        assert first.default_why == "it holds no deal of this pair"
+        assert f"the default until the store holds {AUTO_HISTORY} deals of this pair" in first.sprt_summary()
+        assert first.to_json()["default_test"] == {"ran": "betting", "why": "it holds no deal of this pair"}
+        played = evaluate("spades", "random", str(bot), deals=n, seed=3, **kw)  # the pair's own, either order
+        now = evaluate("spades", str(bot), "random", deals=3, seed=4, sprt=test, **kw)
+        assert isinstance(now.sprt, VarianceTest) and now.default_why == "" and now.sd_source.among == ""
+        a, b = first.deal_margins(), played.deal_margins()  # both of the pair's, pooled about each one's mean
+        assert now.sprt.sd_bound == round_up(1.2 * ((_ss(a) + _ss(b)) / (len(a) + len(b) - 2)) ** 0.5)
+        assert set(now.sd_source.pairs[0][3]) == {first.stored_as, played.stored_as}
+        line = " ".join(now.sprt_summary().split())
+        assert "(the default where the store holds this pair's own deals: 1.2x" in line and "--sequential betting" in line
+        assert now.to_json()["default_test"] == {"ran": "variance", "why": ""}
+        # the first run taken further (its cap raised): the test it began with, though the pair now has its deals
+        more = evaluate("spades", str(bot), "random", deals=5, seed=2, sprt=test, **kw)
+        assert more.stored_as == first.stored_as and isinstance(more.sprt, BettingTest)
+        assert more.default_why == first.default_why
+        # the bot file edited: the pair's deals were played by another version of it
+        bot.write_text(code.format(i=-1))
+        edited = evaluate("spades", str(bot), "random", deals=3, seed=5, sprt=test, **kw)
+        assert isinstance(edited.sprt, BettingTest) and f"by another version of {bot}" in edited.default_why
+    with pytest.raises(ConfigError, match="reads them from a store"):
+        evaluate("spades", "heuristic", "greedy", deals=5, options=ONE, sprt=test)
