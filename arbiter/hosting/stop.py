@@ -15,13 +15,15 @@ from collections.abc import Iterable
 
 
 def stop_processes(procs: subprocess.Popen | Iterable[subprocess.Popen], grace: float, *,
-                   first: int = signal.SIGTERM, group: bool = False) -> list[subprocess.Popen]:
+                   first: int | None = signal.SIGTERM, group: bool = False) -> list[subprocess.Popen]:
     """Stop ``procs`` (one process or several) and reap every one of them.
 
     1. Every process still running gets ``first`` (SIGTERM; SIGINT where a process's Ctrl-C
        path is the stop: py-spy writes its profile then). With ``group`` it goes to the
        process's group (a process started with ``start_new_session=True`` leads its own, so
-       its children hear it too); to the process alone if it leads no group.
+       its children hear it too); to the process alone if it leads no group. ``first=None``:
+       none, the caller has asked otherwise (closed the process's stdin, stopped the server
+       it talks to), and the process is only given its grace.
     2. All are waited for against ONE deadline, ``grace`` seconds from now: several processes
        take ``grace`` in all, never ``grace`` each.
     3. Each still running then gets SIGKILL and is waited for. With ``group``, every group
@@ -34,7 +36,7 @@ def stop_processes(procs: subprocess.Popen | Iterable[subprocess.Popen], grace: 
     had to be killed (empty: each ended within the grace)."""
     procs = [procs] if isinstance(procs, subprocess.Popen) else list(procs)
     for proc in procs:
-        if proc.poll() is None:
+        if first is not None and proc.poll() is None:
             _signal(proc, first, group)
     deadline = time.monotonic() + grace
     for proc in procs:

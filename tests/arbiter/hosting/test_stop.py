@@ -79,6 +79,13 @@ def test_first_sigint_is_the_signal_sent():
         _close([proc])
 
 
+def test_first_none_sends_nothing_to_one_asked_otherwise():
+    asked = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    asked.stdin.close()  # the ask: cat ends at the end of its input (0; -SIGTERM had it been sent that)
+    assert stop_processes(asked, 60, first=None) == []
+    assert asked.returncode == 0 and _reaped(asked)
+
+
 def test_a_group_goes_with_its_leader_even_a_grandchild_that_ignores_sigterm():
     """The leader (a shell) ends at SIGTERM within the grace; its child, which ignores SIGTERM,
     is left running by that, and the group's SIGKILL ends it."""
