@@ -52,6 +52,7 @@ from arbiter.store.registry import (ENTRY, RegistryError, Submission, collect, i
                                     read_stored, validate)
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotHost, BotStartError
+from arbiter.hosting.stop import stop_processes
 from arbiter.server.app import start_private_server
 from arbiter.match import run_match
 from arbiter.server.botstream import RemoteSeat
@@ -722,22 +723,13 @@ class LoopbackCluster:
 
     def close(self) -> None:
         import shutil
-        import subprocess
 
         # The workers first, then the scheduler: a worker told to stop while its scheduler
         # closes too often lost the race in Dask's own close (its connection broken, its
         # executor's shutdown cancelled) and held on until this wait's 10 s ran out and it
         # was killed, 10 s of every loopback cluster's end about half the time
-        for procs in (self.workers, [self.scheduler]):
-            for proc in procs:
-                if proc.poll() is None:
-                    proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+        stop_processes(self.workers, 10)  # 10 s for them all, as they stop together (not 10 s each)
+        stop_processes(self.scheduler, 10)
         for f in self._logs:
             f.close()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -132,7 +132,9 @@ class ForkedProcess:
 
     def kill_tree(self, timeout: float = 3.0) -> None:
         """TERM, then KILL after ``timeout``: the process is PID 1 of its namespace, so every
-        process it started dies with it."""
+        process it started dies with it. Not ``stop.stop_processes``: the process is the fork
+        server's child, which reaps it and says so in a message; the wait after the KILL is
+        for that message, bounded so that a lost one cannot hang the arbiter."""
         if self.returncode is None:
             self.terminate()
             try:

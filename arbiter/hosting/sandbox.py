@@ -61,6 +61,7 @@ from typing import Protocol, Sequence
 from cardarena.runtimes import MANIFEST, PYTHON, RUNTIMES
 from cardarena.wire import framing
 from arbiter import scratch
+from arbiter.hosting.stop import stop_processes
 
 log = logging.getLogger(__name__)
 
@@ -550,29 +551,13 @@ class Forked(Protocol):
 
 
 def kill_tree(proc: subprocess.Popen | Forked, timeout: float = 3.0) -> None:
-    """Terminate a sandboxed process and its whole session (children included)."""
-    import signal
-
+    """Terminate a sandboxed process and its whole session (children included): SIGTERM to
+    its group, SIGKILL after ``timeout`` (to the group's stragglers even if the leader is
+    gone), the process reaped (``stop.stop_processes``)."""
     if not isinstance(proc, subprocess.Popen):  # a fork server's child: its parent signals it
         proc.kill_tree(timeout)
         return
-
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            proc.terminate()
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # stragglers of the group, even if the leader is gone
-    except (ProcessLookupError, PermissionError):
-        pass
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    stop_processes(proc, timeout, group=True)
 
 
 def cleanup(workdir: Path) -> None:

@@ -114,6 +114,7 @@ from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.venue import open_venue, parse_where
 from arbiter.batch.plan import PlannedMatch
 from arbiter.hosting.loading import load_bot
+from arbiter.hosting.stop import stop_processes
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, default_concurrency, run_tournament
 from arbiter.batch.cluster import LoopbackCluster
@@ -393,11 +394,8 @@ class OpenSpielWorker:
 
     def close(self) -> None:
         if self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            self.proc.stdin.close()  # the ask: it ends at the end of its input
+        stop_processes(self.proc, 5, first=None)
 
 
 def default_openspiel_python() -> str | None:
@@ -508,12 +506,7 @@ def _floor_clients(address: str, act_bytes: int, n: int) -> list[subprocess.Pope
 
 async def _stop_floor(server: Any, clients: list[subprocess.Popen], sock_dir: str | None) -> None:
     await server.stop(0.5)
-    for client in clients:
-        try:
-            client.wait(10)
-        except subprocess.TimeoutExpired:
-            client.kill()
-            client.wait()
+    stop_processes(clients, 10, first=None)  # their server gone, they end: 10 s for them all, not each
     if sock_dir is not None:
         shutil.rmtree(sock_dir, ignore_errors=True)
 
@@ -922,14 +915,7 @@ def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[i
                 fut.cancel()
         return after, before
     finally:
-        for p in (mute, serve):
-            if p is not None and p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        stop_processes([p for p in (mute, serve) if p is not None], 10)  # together: 10 s for both, not each
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -1298,11 +1284,8 @@ def environments_section(result: BenchResult, runs: int, seconds: float, progres
                 figs[name].values.append(rate)
     finally:
         if proc.stdin:
-            proc.stdin.close()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            proc.stdin.close()  # the ask: it ends at the end of its input
+        stop_processes(proc, 10, first=None)
     figs["spades"].check(lambda v: v >= ENV_SPADES_STEPS, f">= {ENV_SPADES_STEPS:,}")
 
 

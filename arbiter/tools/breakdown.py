@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arbiter.hosting.stop import stop_processes
 from arbiter.tools import bench
 
 #: Spades matches of one CPU round (2 deals, ~120 decisions each).
@@ -617,15 +618,8 @@ class Sampler:
         ]
 
     def stop(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGINT)
-        for p in self.procs:
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        # SIGINT: py-spy's stop that writes its samples; 30 s for them all, not each
+        stop_processes(self.procs, 30, first=signal.SIGINT)
 
 
 async def profile_hosted(arena: Any, pids: list[int], py_spy: str, matches: int, seed: int, rate: int,

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import stored_analysis
+from arbiter.hosting.stop import stop_processes
 from arbiter.store.db import Store
 from arbiter.tournament.play import play_local, store_play
 
@@ -56,8 +57,7 @@ def measure(folder: Path) -> list[tuple[float, str]]:
             out.append(((time.perf_counter() - t) * 1000, path))
         return out
     finally:
-        proc.terminate()
-        proc.wait(30)
+        stop_processes(proc, 30)
 
 
 def main(argv: list[str] | None = None) -> int:
