@@ -32,6 +32,7 @@ if "PYTEST_XDIST_WORKER" in os.environ:
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
 
+from arbiter.hosting.stop import stop_processes  # noqa: E402
 from arbiter.server import auth  # noqa: E402 - after COLUMNS is dropped
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -475,26 +476,13 @@ def _remove_serve_files(log: Path | None, credentials: Path) -> None:
 
 
 def stop_bots(bots: list[subprocess.Popen]) -> None:
-    """Bot processes stopped (asked, then killed after 5 s)."""
-    for b in bots:
-        if b.poll() is None:
-            b.terminate()
-    for b in bots:
-        try:
-            b.wait(5)
-        except subprocess.TimeoutExpired:
-            b.kill()
-            b.wait()
+    """Bot processes stopped (asked, then killed 5 s later: 5 s for them all, not each)."""
+    stop_processes(bots, 5)
 
 
 def stop_serve(serve: ServeProcess) -> None:
     stop_bots(serve.bots)
-    serve.proc.terminate()
-    try:
-        serve.proc.wait(10)
-    except subprocess.TimeoutExpired:
-        serve.proc.kill()
-        serve.proc.wait()
+    stop_processes(serve.proc, 10)
     _remove_serve_files(serve.log, serve.credentials)
 
 

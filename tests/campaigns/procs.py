@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+from arbiter.hosting.stop import stop_processes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -205,12 +207,6 @@ class Serve:
         return self.proc.poll() is None
 
     def stop(self) -> int | None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_processes(self.proc, 15)
         self._log.close()
         return self.proc.returncode

@@ -28,6 +28,7 @@ from typing import Iterator, Sequence
 from typer.testing import CliRunner
 
 from arbiter.cli import app
+from arbiter.hosting.stop import stop_processes
 from tests import clicache
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,15 +172,10 @@ def run_process(args: Sequence[str], cwd: Path, ready: str = "", timeout: float 
         seen = wait_for_line(proc, ready, timeout)
     else:
         t.join(timeout)  # its output ends when it exits
-    if seen or t.is_alive():  # serving, or still going after ``timeout``: hung
-        hung = not seen
-        proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
+    ask = seen or t.is_alive()  # serving, or still going after ``timeout``: hung
+    hung = ask and not seen
+    if stop_processes(proc, 15, first=signal.SIGINT if ask else None):  # killed: it did not stop
         hung = True
-        proc.kill()
-        proc.wait()
     t.join(5)
     code = proc.returncode
     if seen and code == 130:

@@ -227,7 +227,8 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
             assert w.returncode == 0, w.stderr
             assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
         finally:
-            run.send_signal(signal.SIGINT)  # a long run, stopped as a person stops it
+            # a long run, stopped as a person stops it; not stop_processes: what it said is read and checked
+            run.send_signal(signal.SIGINT)
             try:
                 out, err = run.communicate(timeout=120)
             except subprocess.TimeoutExpired:

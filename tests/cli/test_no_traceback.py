@@ -26,6 +26,7 @@ from unittest import mock
 
 import pytest
 
+from arbiter.hosting.stop import stop_processes
 from tests.campaigns.procs import wait_stopped
 from tests.cli.badinput import ROOT, World, command_tree, invoke, problems, read_only_works, run_process, \
     start_process, unprivileged, wait_for_line
@@ -404,13 +405,9 @@ def _start(argv: list[str], cwd: Path) -> tuple[subprocess.Popen, list[str]]:
 
 
 def _interrupt(proc: subprocess.Popen, timeout: float = 15) -> int:
-    proc.send_signal(signal.SIGINT)
-    try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        pytest.fail("did not stop within 15 s of Ctrl-C")
+    if stop_processes(proc, timeout, first=signal.SIGINT):
+        pytest.fail(f"did not stop within {timeout:g} s of Ctrl-C")
+    return proc.returncode
 
 
 @pytest.mark.e2e

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from arbiter.hosting.stop import stop_processes
 from tests.conftest import ROOT
 
 #: Where the browser tests' screenshots of every page go: tests/artifacts/screenshots (not
@@ -43,8 +44,7 @@ def serve_web(db: Path, *flags: str, **popen: Any) -> Iterator[str]:
     try:
         yield m.group(1)
     finally:
-        proc.terminate()
-        proc.wait(20)
+        stop_processes(proc, 20)
 
 
 @contextlib.contextmanager

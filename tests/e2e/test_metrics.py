@@ -20,6 +20,7 @@ import pytest
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from arbiter.hosting.stop import stop_processes
 from arbiter.server import auth, client
 from tests.conftest import ROOT, start_serve, stop_serve
 
@@ -168,14 +169,6 @@ def _until(lines: "queue.Queue[str]", pattern: str, timeout: float = 60) -> re.M
             return m
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
 def test_an_arena_and_the_web_page_serve_their_metrics_when_asked(tmp_path):
     db, creds = tmp_path / "arena.sqlite", tmp_path / "creds.json"
     arena = subprocess.Popen(
@@ -195,7 +188,7 @@ def test_an_arena_and_the_web_page_serve_their_metrics_when_asked(tmp_path):
         stored = auth.read(creds)
         assert stored.admin and stored.admin not in text
     finally:
-        _stop(arena)
+        stop_processes(arena, 15)
     web = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0",
                             "--metrics", "127.0.0.1:0"], cwd=ROOT, stdout=subprocess.PIPE,
                            env={**os.environ, "COLUMNS": "1000"},  # the store's long path on one line
@@ -209,7 +202,7 @@ def test_an_arena_and_the_web_page_serve_their_metrics_when_asked(tmp_path):
         text, got = _scrape(url)
         assert "arbiter_matches_started_total" in text and _total(got, "arbiter_matches_started_total") == 0
     finally:
-        _stop(web)
+        stop_processes(web, 15)
 
 
 def test_a_bot_self_test_counts_nothing(tmp_path):

@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 from arbiter.arena.ladder import verify
+from arbiter.hosting.stop import stop_processes
 from arbiter.server import auth
 from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
@@ -103,12 +104,8 @@ def test_connected_bots_play_a_remote_division_shown_as_not_hosted(tmp_path: Pat
                 assert verify_record(r) == r.outcome
             assert verify(tables, a) == []  # the ratings are those the stored results give
     finally:
-        proc.terminate()
-        proc.wait(30)
-        for b in bots:
-            b.terminate()
-        for b in bots:
-            b.wait(10)
+        stop_processes(proc, 30)
+        stop_processes(bots, 10)
 
 
 def test_a_suspended_remote_bot_plays_again_once_it_connects_anew(tmp_path: Path):
@@ -130,17 +127,11 @@ def test_a_suspended_remote_bot_plays_again_once_it_connects_anew(tmp_path: Path
         done, _, entrants = _wait(db, lambda done, m, entrants: status(entrants, "alpha") == "suspended", 120, proc, log)
         before = len(done)
         assert "suspended after 1 encounters in a row with a forfeit" in next(e.reason for e in entrants if e.player == "alpha")
-        broken.terminate()
-        broken.wait(10)
+        stop_processes(broken, 10)
         bots.append(_bot(address, tokens["alpha"], "alpha"))  # fixed: the bundled random bot
         done, _, entrants = _wait(db, lambda done, m, entrants: status(entrants, "alpha") == "active" and any(
             "alpha" in players for _, _, players in done[before:]), 120, proc, log)
         assert status(entrants, "alpha") == "active"
     finally:
-        proc.terminate()
-        proc.wait(30)
-        for b in bots:
-            if b.poll() is None:
-                b.terminate()
-        for b in bots:
-            b.wait(10)
+        stop_processes(proc, 30)
+        stop_processes(bots, 10)

@@ -63,7 +63,7 @@ def _terminated(db: Path, sigint_ignored: bool) -> tuple[int, str]:
     run = _start(db, sigint_ignored)
     try:
         _wait_for_a_match(run, db)
-        run.send_signal(signal.SIGTERM)
+        run.send_signal(signal.SIGTERM)  # not stop_processes: the SIGTERM path itself is tested, its stderr read
         try:
             _, err = run.communicate(timeout=120)
         except subprocess.TimeoutExpired:

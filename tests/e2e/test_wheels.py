@@ -22,6 +22,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arbiter.hosting.stop import stop_processes
 from cardarena.games import EndReason, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
@@ -245,13 +246,8 @@ def test_a_bot_from_the_author_venv_plays_on_an_arbiter_serve(author_venv, tmp_p
             state.apply(game.parse_action(text))
         assert state.is_terminal and state.outcome() == outcome
     finally:
-        stop_serve(s)  # the arbiter closes the streams: the author's bots end on their own
-        for proc, _ in authors.values():
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        stop_serve(s)  # the arbiter closes the streams: the author's bots end on their own (first=None)
+        stop_processes([proc for proc, _ in authors.values()], 30, first=None)  # 30 s for them all, not each
     for name, (proc, log) in authors.items():
         text = log.read_text()
         assert "Traceback" not in text, text

@@ -35,7 +35,7 @@ def test_serve_listens_on_an_ipv6_loopback_host_and_says_it_in_brackets(tmp_path
     try:
         line = proc.stdout.readline()
     finally:
-        proc.terminate()
+        proc.terminate()  # not stop_processes: its stderr is read to the end
         _, err = proc.communicate(timeout=20)
     assert line.startswith("arbiter listening on [::1]:"), (line, err)
     port = int(line.split("]:")[1].split()[0])

@@ -183,7 +183,7 @@ def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest
             lines.append(line)
             if line.startswith("isolation: run 1"):
                 break
-        p.send_signal(signal.SIGINT)
+        p.send_signal(signal.SIGINT)  # not stop_processes: the interrupt path is tested, its output read
         stdout, rest = p.communicate(timeout=120)
         stderr = "".join(lines) + rest
     finally:
