@@ -58,6 +58,7 @@ import grpc  # noqa: E402
 
 from cardarena.games import GameError, get_game  # noqa: E402
 from cardarena.games.base import options_to_dict  # noqa: E402
+from arbiter.hosting.stop import stop_processes  # noqa: E402
 from cardarena.records import MatchConfig, MatchRecord, RecordedAction  # noqa: E402
 from cardarena.replay import ReplayError, verify_record  # noqa: E402
 from cardarena.v1 import arena_pb2 as pb  # noqa: E402
@@ -798,13 +799,7 @@ async def phase_serve(args, rng: random.Random, report: dict) -> Campaign:
             "grpc_unary_decode_errors_logged": grpc_decode_errors,
         }
     finally:
-        for b in bots:
-            b.terminate()
-        for b in bots:
-            try:
-                b.wait(10)
-            except subprocess.TimeoutExpired:
-                b.kill()
+        stop_processes(bots, 10)  # 10 s for them all, not each
         serve.stop()
         if not stats.failures:
             import shutil
@@ -945,11 +940,10 @@ async def phase_tournament(args, rng: random.Random, report: dict) -> Campaign:
         await asyncio.gather(sampler, progress)
         for chn in channels:
             await chn.close()
-        try:
-            rc = await asyncio.to_thread(proc.wait, args.seconds * args.slack)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            rc = None
+        # no signal (first=None): it is to finish by itself; killed, it hung
+        hung = await asyncio.to_thread(stop_processes, proc, args.seconds * args.slack, first=None)
+        rc = None if hung else proc.returncode
+        if hung:
             stats.fail("the fuzzed tournament did not finish in time (a hang)")
     err_text = err_path.read_text(errors="replace")
     if not still_running:
