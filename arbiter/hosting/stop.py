@@ -27,13 +27,15 @@ def stop_processes(procs: subprocess.Popen | Iterable[subprocess.Popen], grace: 
     2. All are waited for against ONE deadline, ``grace`` seconds from now: several processes
        take ``grace`` in all, never ``grace`` each.
     3. Each still running then gets SIGKILL and is waited for. With ``group``, every group
-       gets SIGKILL whatever its leader did: a child that outlived it (or ignored ``first``)
-       is no straggler.
+       gets SIGKILL whatever its leader did, so a child that outlived it (or ignored
+       ``first``) is not left running.
 
     On return every process of ``procs`` has exited and been waited for: its ``returncode``
     is set (``-signal`` if a signal ended it) and no zombie of it is left. A process that
-    ended before (or was reaped by a caller) is only waited for. Returns the processes that
-    had to be killed (empty: each ended within the grace)."""
+    ended before (or was reaped by a caller) is only waited for. With ``group`` the rest of
+    each group has been sent SIGKILL; those processes are not this one's children, so
+    their reaper (init, or a sub-reaper) waits for them, not this. Returns the processes
+    that had to be killed (empty: each ended within the grace)."""
     procs = [procs] if isinstance(procs, subprocess.Popen) else list(procs)
     for proc in procs:
         if first is not None and proc.poll() is None:
