@@ -59,7 +59,7 @@ import grpc  # noqa: E402
 from cardarena.games import GameError, get_game  # noqa: E402
 from cardarena.games.base import options_to_dict  # noqa: E402
 from arbiter.hosting.stop import stop_processes  # noqa: E402
-from cardarena.records import MatchConfig, MatchRecord, RecordedAction  # noqa: E402
+from cardarena.records import Incident, MatchConfig, MatchRecord, RecordedAction  # noqa: E402
 from cardarena.replay import ReplayError, verify_record  # noqa: E402
 from cardarena.v1 import arena_pb2 as pb  # noqa: E402
 from cardarena.wire import codec  # noqa: E402
@@ -607,8 +607,10 @@ def verify_summary(req: pb.RunMatchRequest, summary: pb.MatchSummary, outcome) -
         if a not in state.legal_actions():
             raise ReplayError(f"action {i + 1} {text!r} is not legal for seat {seat}")
         state.apply(a)
+    # a forfeit's record must hold the failure that ended it (cardarena.replay checks it, its seat and kind)
+    incidents = [Incident(*codec.incident_from_text(text)) for text in summary.incidents]
     record = MatchRecord(summary.match_id, req.game, options_to_dict(game.options), req.seed, tuple(req.seats),
-                         actions, outcome=outcome)
+                         actions, incidents=incidents, outcome=outcome)
     verify_record(record)
 
 

@@ -878,6 +878,6 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             outcome=convert.outcome_to_proto(record.outcome),
             decisions=len(record.actions),
             actions=[a.action for a in record.actions],
-            incidents=[f"seat {i.seat}: {i.kind}: {i.detail}" for i in record.incidents],
+            incidents=[convert.incident_text(i) for i in record.incidents],
             seed=record.seed,
         )

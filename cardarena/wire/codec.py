@@ -1541,6 +1541,24 @@ def outcome_to_proto(outcome: Outcome) -> pb.Outcome:
     )
 
 
+#: How ``Matches.RunMatch``'s summary words an incident (``MatchSummary.incidents``).
+_INCIDENT = re.compile(r"seat (\d+): (\w+): (.*)", re.DOTALL)
+
+
+def incident_text(incident: Any) -> str:
+    """An incident (``cardarena.records.Incident``) as a match summary words it: "seat N: KIND: DETAIL"
+    (its stderr is the record's, not the summary's)."""
+    return f"seat {incident.seat}: {incident.kind}: {incident.detail}"
+
+
+def incident_from_text(text: str) -> tuple[int, str, str]:
+    """(seat, kind, detail) of a summary's incident (``incident_text``); WireError if it is not one."""
+    m = _INCIDENT.fullmatch(text)
+    if m is None:
+        raise WireError(f"incident: expected 'seat N: KIND: DETAIL', got {text[:200]!r}")
+    return int(m.group(1)), m.group(2), m.group(3)
+
+
 def outcome_from_proto(msg: pb.Outcome) -> Outcome:
     name = pb.EndReason.Name(msg.reason).removeprefix("END_REASON_")
     if name not in EndReason.__members__:

@@ -75,3 +75,39 @@ def test_a_closed_arbiter_is_told_apart_from_a_serving_one():
 
     while_serving, after_stop = asyncio.run(main())
     assert while_serving is False and after_stop is True
+
+
+def test_the_fuzz_campaign_replays_a_forfeit_from_its_summary_with_the_failure_that_ended_it():
+    """The campaign rebuilt a RunMatch summary into a record without its incidents, and every
+    hostile match that ended in a forfeit failed as "records no incident" once the verifier
+    required the failure that ended it (a campaign fault, not the arbiter's): the summary's
+    incidents are read back (codec.incident_from_text), and a summary without them still fails."""
+    from fuzz_campaign import verify_summary
+
+    from arbiter.hosting.inprocess import InProcessSeat
+    from arbiter.match import run_match
+    from bots.random_bot import RandomBot
+    from cardarena.records import MatchConfig
+    from cardarena.replay import ReplayError
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import codec
+
+    class Crasher(RandomBot):
+        def choose(self, view, legal_actions):
+            raise RuntimeError("boom: a detail with: colons\nand a second line")
+
+    seats = [InProcessSeat(b) for b in (RandomBot(), Crasher(), RandomBot(), RandomBot())]
+    config = MatchConfig(game="spades", seed=5, options={"deals": 1})
+    record = asyncio.run(run_match(config, seats))
+    assert record.outcome.reason.is_forfeit and record.incidents
+    req = pb.RunMatchRequest(game="spades", options={"deals": "1"}, seed=5, seats=list(record.seat_names))
+    summary = pb.MatchSummary(match_id=record.match_id, outcome=codec.outcome_to_proto(record.outcome),
+                              actions=[a.action for a in record.actions],
+                              incidents=[codec.incident_text(i) for i in record.incidents], seed=5)
+    verify_summary(req, summary, record.outcome)
+    assert [codec.incident_from_text(t) for t in summary.incidents] == [(i.seat, i.kind, i.detail) for i in record.incidents]
+    del summary.incidents[:]
+    with pytest.raises(ReplayError, match="records no incident"):
+        verify_summary(req, summary, record.outcome)
+    with pytest.raises(codec.WireError, match="expected 'seat N: KIND: DETAIL'"):
+        codec.incident_from_text("seat one: crash")
