@@ -12,7 +12,6 @@ import dataclasses
 import os
 import re
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any, Callable, Coroutine
 
@@ -27,7 +26,7 @@ from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, UNDECLARED_NAME
 from arbiter.hosting.vetting import overran, self_test
-from arbiter.server.bots import CatalogError, not_yours
+from arbiter.server.bots import Abandoned, CatalogError, not_yours
 from arbiter.store.arenas import Standing, standings_of, unplayed_arenas
 from arbiter.store.registry import (
     MAX_BYTES,
@@ -59,7 +58,7 @@ def check_bot(
     sandbox: sb.Sandbox | None = None,
     timeout: float = 120.0,
     fresh: bool = False,
-    abandoned: threading.Event | None = None,
+    abandoned: Abandoned | None = None,
 ) -> Report:
     """Check a bot without registering it: the sandboxed self-test, then matches refereed
     by this process.
@@ -95,7 +94,7 @@ def check_bot(
 
 
 def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_ms: int, smoke: bool, seed: int,
-               sandbox: sb.Sandbox | None, timeout: float, abandoned: threading.Event | None) -> Report:
+               sandbox: sb.Sandbox | None, timeout: float, abandoned: Abandoned | None) -> Report:
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     try:
@@ -125,29 +124,31 @@ async def _checked(path: Path, manifest: Manifest | None, positions: int, decisi
     return report
 
 
-#: How often a check looks at its ``abandoned`` event (a ``threading.Event`` set in another
-#: thread, which the check's own event loop cannot await).
-ABANDONED_POLL_S = 0.1
-
-
-def _until_abandoned(check: Coroutine[Any, Any, Report], abandoned: threading.Event | None) -> Report:
+def _until_abandoned(check: Coroutine[Any, Any, Report], abandoned: Abandoned | None) -> Report:
     """Run ``check`` to its report, unless ``abandoned`` is set first: then it is cancelled,
     the one way a run stops (the self-test's process killed; the batch engine's matches
     cancelled and their venue closed, its bot processes with it), and SubmissionAbandoned
     is raised once it has stopped. The check ran on in its thread after its caller had gone,
-    to its end (a minute and more of bot processes), before the bot was left unregistered."""
+    to its end (a minute and more of bot processes), before the bot was left unregistered.
+
+    The thread that sets ``abandoned`` cancels the check's task itself (``Abandoned.when_set``,
+    through ``call_soon_threadsafe``): nothing here looks at the event, so the stop is seen
+    at once and the check's loop sleeps while its processes work (a watcher woke it every
+    0.1 s to look)."""
 
     async def run() -> Report:
         task = asyncio.ensure_future(check)
         if abandoned is None:
             return await task
+        loop = asyncio.get_running_loop()
 
-        async def watch() -> None:
-            while not abandoned.is_set():
-                await asyncio.sleep(ABANDONED_POLL_S)
-            task.cancel()
+        def stop() -> None:  # in the thread that set ``abandoned``
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the loop has closed: the check is over already
+                pass
 
-        watcher = asyncio.ensure_future(watch())
+        forget = abandoned.when_set(stop)
         try:
             return await task
         except asyncio.CancelledError:
@@ -155,7 +156,7 @@ def _until_abandoned(check: Coroutine[Any, Any, Report], abandoned: threading.Ev
                 raise SubmissionAbandoned("the check was stopped: its caller is gone") from None
             raise
         finally:
-            watcher.cancel()
+            forget()
 
     return asyncio.run(run())
 
@@ -334,7 +335,7 @@ SubmissionCheck = Callable[..., Report]
 
 
 def check_submission(sub: Submission, check: SubmissionCheck | None = None,
-                     abandoned: threading.Event | None = None) -> Report:
+                     abandoned: Abandoned | None = None) -> Report:
     """Write ``sub`` to a temporary folder and check it there (``check_bot`` by default;
     ``abandoned`` handed to it)."""
     with tempfile.TemporaryDirectory(prefix="arena-submit-") as tmp:
@@ -404,7 +405,7 @@ def submit(
     author: str = "local",
     check: SubmissionCheck | None = None,
     public: bool = False,
-    abandoned: threading.Event | None = None,
+    abandoned: Abandoned | None = None,
 ) -> tuple[BotVersion, Report]:
     """Check and register a bot; SubmissionRejected (with the report) if a check fails.
 
@@ -522,7 +523,7 @@ class RegistryCatalog:
         return text
 
     def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str,
-               abandoned: threading.Event | None = None) -> BotVersion:
+               abandoned: Abandoned | None = None) -> BotVersion:
         """``name``: "" registers the bot under the name it declares; ``abandoned``: set once
         its caller is gone, nothing is registered (``submit``)."""
         if self.closed:  # before the self-test: nothing registered would ever play
