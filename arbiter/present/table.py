@@ -1039,7 +1039,8 @@ TABLE_SCRIPT = r"""
       .then(function (res) {
         busy(false);
         var l = $("live");
-        if (res.ok) { return l && l.hasAttribute("data-hash") ? null : refresh(); }  // (the site's event stream brings it)
+        // a live page's event stream brings the table; a browser without EventSource has none
+        if (res.ok) { return l && l.hasAttribute("data-hash") && window.EventSource ? null : refresh(); }
         var doc = new DOMParser().parseFromString(res.text, "text/html"), err = doc.getElementById("play-error");
         var n = $("act-error"); if (n) { n.textContent = err ? err.textContent : "the action was refused"; n.hidden = false; }
         form.removeAttribute("data-sent");

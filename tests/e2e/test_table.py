@@ -330,3 +330,30 @@ def test_a_spot_hand_played_on_the_table(play_site, browser):
     _finish(browser, db, match_id, 0, taken, "spot")
     with Store(db, read_only=True) as store:
         assert store.match(match_id).record().outcome.reason is not EndReason.FORFEIT_TIMEOUT
+
+
+#: Before any script of a page: no EventSource, and what the page's scripts throw kept.
+_NO_EVENT_SOURCE_JS = """delete window.EventSource;
+window.arenaErrors = [];
+window.addEventListener("error", function (e) { window.arenaErrors.push(String(e.message)); });
+window.addEventListener("unhandledrejection", function (e) { window.arenaErrors.push(String(e.reason)); });"""
+
+
+def test_a_decision_moves_the_table_in_a_browser_without_event_source(play_site, browser):
+    """The seat's page is live, and its action's script left the new table to the page's
+    event stream: a browser without EventSource acted and then saw the table stand still.
+    Now the action fetches the table itself there, and the live script, which has no
+    stream to open, does nothing (no error)."""
+    url, _ = play_site
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _NO_EVENT_SOURCE_JS})
+    try:
+        browser.get(url + "play?game=spades&o.deals=1&seat=1")
+        _click(browser, "#start")
+        WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: "/play/web-" in d.current_url)
+        assert browser.execute_script("return 'EventSource' in window || !document.getElementById('live').hasAttribute('data-hash')") is False
+        page = _settled(browser)
+        _click(browser, "#choices [data-act]")  # its first decision: a bid (or a look at its cards)
+        _settled(browser, before=page.version)  # the table moved: to the seat's next decision, or the end
+        assert browser.execute_script("return window.arenaErrors") == []
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
