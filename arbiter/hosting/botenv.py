@@ -24,7 +24,8 @@ tournament file); ``ARENA_INSTALL_BOT_ENVS=all`` also for bots submitted to the 
 Bots service (``arbiter.batch.submissions``: without it such a submission is refused
 before anything of it runs, the refusal saying what to do). An environment already in the cache is used without installing anything. The
 install runs with a minimal environment (the path, the locale and pip's index settings,
-a scratch home): none of the arbiter's variables, tokens or credentials reach it.
+a scratch home): none of the arbiter's variables, tokens or credentials reach it, and it
+ends with the arbiter however the arbiter ends (``_WITH_US``).
 """
 
 from __future__ import annotations
@@ -200,9 +201,24 @@ def _make(env: Path, requirements: bytes) -> Path:
     return env
 
 
+#: What each step of an install runs through (``python -I -S -c _WITH_US PID ARGV...``), so
+#: that it ends with the arbiter however the arbiter ends: the kernel kills it once the thread
+#: that started it is gone (PR_SET_PDEATHSIG, kept across the exec), and it runs nothing if
+#: the arbiter ``PID`` was gone before that was set. A pip install waiting on its index ran
+#: on, orphaned, after a second Ctrl-C had ended `arbiter serve` (a stop the install held).
+#: A wrapper, not a ``preexec_fn``: that is unsafe in the arbiter's threaded process.
+_WITH_US = """
+import ctypes, os, signal, sys
+ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(70)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
 def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=INSTALL_TIMEOUT)
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", _WITH_US, str(os.getpid()), *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
     if done.returncode != 0:
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
         raise BotEnvError(f"a bot environment failed while {what}:\n{tail}")

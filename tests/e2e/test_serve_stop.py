@@ -5,13 +5,15 @@ second Ctrl-C or SIGTERM, for as long as the check took (a minute and a half her
 check whose caller had gone ran on to its end. The Bots service now stops the check when its
 call ends (the check cancelled as any run is: its processes killed, nothing registered), and
 the stop stays bounded as `arbiter arena`'s is (``BoundedStop``: a second signal, or the
-grace, ends it) for whatever else could hold it."""
+grace, ends it) for whatever else could hold it: a check installing a bot's packages, whose
+pip ran on, orphaned, after a second Ctrl-C had ended the server."""
 
 from __future__ import annotations
 
 import os
 import select
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -165,3 +167,49 @@ def test_a_submission_whose_caller_hung_up_during_its_check_is_not_registered(tm
     finally:
         _kill(s.proc.pid, checks)
         stop_serve(s)
+
+
+def test_a_second_stop_ends_a_server_whose_graceful_stop_is_held(tmp_path, monkeypatch):
+    """The first stop cannot end a check blocked installing the bot's packages (pip waits
+    on a package index that never answers: the test's socket), which holds the process after
+    it said "arbiter stopped". A second stop ends it at once, as SIGINT does by default
+    (README, `arbiter serve`), and leaves the store readable with nothing registered."""
+    import sqlite3
+
+    from arbiter.store.registry import Registry
+
+    with socket.create_server(("127.0.0.1", 0)) as index:
+        index.settimeout(60)  # a failure's bound, never reached by a passing run
+        monkeypatch.setenv("ARENA_INSTALL_BOT_ENVS", "all")
+        monkeypatch.setenv("ARENA_BOTENV_CACHE", str(tmp_path / "envs"))
+        monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{index.getsockname()[1]}/simple")
+        monkeypatch.setenv("PIP_DEFAULT_TIMEOUT", "600")  # pip waits on the index all that while
+        monkeypatch.setenv("ARENA_STOP_GRACE_S", "600")  # never the grace: the second stop ends it
+        bot = tmp_path / "packaged"
+        bot.mkdir()
+        (bot / "bot.py").write_text(SLOW)
+        (bot / "bot.toml").write_text('requirements = "requirements.txt"\n')
+        (bot / "requirements.txt").write_text("tinypkg==1.0\n")
+        db = tmp_path / "arena.sqlite"
+        s = start_serve("--bots-db", str(db), "--author", "alice")
+        try:
+            token = auth.read(s.credentials).authors["alice"]
+            threading.Thread(target=run_in_process, args=("bots", "submit", str(bot), "--name", "packaged",
+                                                         "--server", s.address, "--token", token), daemon=True).start()
+            pip, _ = index.accept()  # the check is installing the bot's packages
+            s.proc.send_signal(signal.SIGINT)
+            assert s.proc.stdout.readline().strip() == "arbiter stopped"
+            assert s.proc.poll() is None, "nothing held the graceful stop"
+            s.proc.send_signal(signal.SIGINT)
+            s.proc.wait(timeout=30)
+            assert s.proc.returncode == -signal.SIGINT, s.proc.returncode
+            with pip:  # the install ended with the server: its connection closed
+                pip.settimeout(60)
+                while pip.recv(65536):
+                    pass
+        finally:
+            stop_serve(s)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with Registry(db, read_only=True) as registry:
+        assert registry.versions() == []
