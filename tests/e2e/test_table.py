@@ -332,9 +332,11 @@ def test_a_spot_hand_played_on_the_table(play_site, browser):
         assert store.match(match_id).record().outcome.reason is not EndReason.FORFEIT_TIMEOUT
 
 
-#: Before any script of a page: no EventSource, and what the page's scripts throw kept.
+#: Before any script of a page: no EventSource, and every error its scripts throw or log kept.
 _NO_EVENT_SOURCE_JS = """delete window.EventSource;
 window.arenaErrors = [];
+var logged = console.error;
+console.error = function () { window.arenaErrors.push(Array.prototype.join.call(arguments, " ")); return logged.apply(console, arguments); };
 window.addEventListener("error", function (e) { window.arenaErrors.push(String(e.message)); });
 window.addEventListener("unhandledrejection", function (e) { window.arenaErrors.push(String(e.reason)); });"""
 
