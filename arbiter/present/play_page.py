@@ -12,7 +12,9 @@ live part is swapped in from the page's event stream (``/play/ID?events=1``, its
 checked like the page's), whose each event, when the match moved, carries the part as the
 page would show it; ``data-live-end`` in it (the match over and its record stored) ends the stream. The
 table's own script (``TABLE_SCRIPT``) acts with ``fetch`` (the plain form is the
-fallback) and binds its handlers on the document, so they outlive each swap.
+fallback) and binds its handlers on the document, so they outlive each swap; in a browser
+without EventSource (no stream) it fetches the live part itself after each action
+(``?fragment=1``).
 
 The form that starts a match is drawn from the game's option schema (``option_fields``:
 check boxes, selects, number boxes with the range the game accepts, the help text).
