@@ -209,7 +209,9 @@ def _make(env: Path, requirements: bytes) -> Path:
 #: A wrapper, not a ``preexec_fn``: that is unsafe in the arbiter's threaded process.
 _WITH_US = """
 import ctypes, os, signal, sys
-ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+libc = ctypes.CDLL(None)
+if hasattr(libc, "prctl"):  # (Linux's; elsewhere the install runs as it did)
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)
 if os.getppid() != int(sys.argv[1]):
     sys.exit(70)
 os.execv(sys.argv[2], sys.argv[2:])
