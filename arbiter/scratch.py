@@ -5,7 +5,9 @@ Every run of bot processes makes directories there: a log folder per pool of bot
 (``arena-bots-``), a working directory per sandboxed bot process (``arena-bot-``), per fork
 server (``arena-fork-``) and for its children (``arena-spawn-``), the folder of the
 server's Unix socket (``arena-sock-``) and an arena encounter's logs
-(``arena-encounter-``). Their owners remove them when they stop. An arbiter that is
+(``arena-encounter-``); a bot environment being made (``arena-botenv-``) and its install's
+home (``arena-piphome-``) are made the same way in the environments' cache
+(``arbiter.hosting.botenv``). Their owners remove them when they stop. An arbiter that is
 SIGKILLed (the out-of-memory killer, a Dask worker torn down, ``kill -9``) cannot, and
 before this module every such kill left its folders for good.
 
@@ -29,7 +31,8 @@ import threading
 from pathlib import Path
 
 #: The scratch folders' prefixes (module doc).
-PREFIXES = ("arena-bots-", "arena-bot-", "arena-fork-", "arena-spawn-", "arena-sock-", "arena-encounter-")
+PREFIXES = ("arena-bots-", "arena-bot-", "arena-fork-", "arena-spawn-", "arena-sock-", "arena-encounter-",
+            "arena-botenv-", "arena-piphome-")
 
 _NAME = re.compile(r"^(?P<prefix>arena-[a-z]+-)(?P<ns>[0-9a-z]+)\.(?P<pid>[0-9a-z]+)-[A-Za-z0-9_]+$")
 _swept: set[str] = set()  # folders this process has swept

@@ -41,6 +41,7 @@ import sysconfig
 from pathlib import Path
 
 import sdk
+from arbiter import scratch
 
 ALLOW_VAR = "ARENA_INSTALL_BOT_ENVS"
 CACHE_VAR = "ARENA_BOTENV_CACHE"
@@ -162,12 +163,14 @@ def _clean_env(home: Path) -> dict[str, str]:
 
 def _make(env: Path, requirements: bytes) -> Path:
     env.parent.mkdir(parents=True, exist_ok=True)
-    tmp = env.with_name(f"{env.name}.partial-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    # The environment as it is made, and a scratch home for the install, both removed after:
+    # named for this process (``arbiter.scratch``), so what an arbiter ended mid-install (a
+    # second Ctrl-C, SIGKILL) left is swept by the next install here, where a folder named
+    # for its pid alone stayed for good.
+    tmp = scratch.make("arena-botenv-", env.parent)
+    tmp.chmod(0o755)  # the bot reads it, under a uid of its own in the sandbox
     base = getattr(sys, "_base_executable", sys.executable)
-    home = env.with_name(f"{env.name}.home-{os.getpid()}")  # a scratch home for the install, removed after
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir()
+    home = scratch.make("arena-piphome-", env.parent)
     try:
         # no pip of its own: copying pip into every environment (ensurepip) was about 4 CPU-s of a
         # make; the arbiter's own pip installs into it below

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter import scratch
 from arbiter.server import auth
 from tests.cli.badinput import run_in_process
 from tests.conftest import start_serve, stop_serve
@@ -209,6 +210,10 @@ def test_a_second_stop_ends_a_server_whose_graceful_stop_is_held(tmp_path, monke
                     pass
         finally:
             stop_serve(s)
+    # what the install had begun (the environment, its home) is named for the server, now
+    # gone: the next install there sweeps it (arbiter.scratch), where it stayed for good
+    left = [p.name for p in (tmp_path / "envs").iterdir()]
+    assert sorted(p.name for p in scratch.stale(tmp_path / "envs")) == sorted(left) and len(left) == 2, left
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     with Registry(db, read_only=True) as registry:
