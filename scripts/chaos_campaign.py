@@ -62,6 +62,13 @@ from tests.campaigns.procs import alive, bot_name, children, cmdline, descendant
 LOCAL_KINDS = ("timer", "matches", "commit", "committed", "bot-start", "bot-start-fresh", "tree")
 FAILPOINTS = ("commit", "committed", "bot-start", "bot-start-fresh")
 PR_SET_CHILD_SUBREAPER = 36
+#: A bot process this old (seconds) is past its start-up and may be one playing. It was 2 s,
+#: from when a tournament's bots took that long to start; a bots leg's bots are now its fork
+#: servers' children, one a seat a match, gone within about 0.2 s of a one-hand match, and three
+#: legs in a row found none that old. A younger one may still be starting: killed then, it is
+#: replaced and nothing is forfeited (at 0.05 s, 4 kills in a row forfeited nothing; at 0.3 s,
+#: with 8 hands a match, 3 of 4 kills forfeited the match they hit: a fourth came at its end).
+BOT_STARTUP_S = 0.3
 
 
 def become_subreaper() -> None:
@@ -78,13 +85,16 @@ class Leg:
     seed: int
     deals: int
     cluster: bool = False
+    #: Spades hands a match: the bots legs play 8, so that a bot process (one a seat a match)
+    #: lives long enough to be killed mid-match; with 1, none lived past its start-up's 0.3 s
+    hands: int = 1
     db: Path = Path()
     ref_db: Path = Path()
     reference: list[tuple] = field(default_factory=list)
     ref_standings: dict = field(default_factory=dict)
 
     def args(self, db: Path) -> list[str]:
-        return ["tournament", "run", "--game", "spades", "--bots", "random,greedy,heuristic", "-o", "deals=1",
+        return ["tournament", "run", "--game", "spades", "--bots", "random,greedy,heuristic", "-o", f"deals={self.hands}",
                 "--deals", str(self.deals), "--seed", str(self.seed), "--concurrency", "2", "--name", self.name,
                 "--quiet", "--db", str(db)]
 
@@ -482,7 +492,7 @@ class Campaign:
         # past its start-up (importing, connecting: CPU too, but no match yet)
         uptime = float(Path("/proc/uptime").read_text().split()[0])
         ticks = os.sysconf("SC_CLK_TCK")
-        pids = [p for p in pids if uptime - start_time(p) / ticks > 2.0]
+        pids = [p for p in pids if uptime - start_time(p) / ticks > BOT_STARTUP_S]
         first = {p: activity(p) for p in pids}
         time.sleep(window)
         return [p for p, t in first.items() if t >= 0 and activity(p) > t and alive(p)]
@@ -582,7 +592,8 @@ class Campaign:
             while kinds and self.time_left() > 0:
                 leg_no += 1
                 self.bot_victims = []
-                self.play_leg(Leg(f"bots-{leg_no}", seed=rng.randrange(1, 10**6), deals=max(2, args.deals // 2)), kinds)
+                self.play_leg(Leg(f"bots-{leg_no}", seed=rng.randrange(1, 10**6), deals=max(2, args.deals // 2), hands=8),
+                              kinds)
         left = self.reaper.wait_clean({}, 10)
         if left:
             st.fail(f"processes left over at the end: {sorted(left.items())[:5]}")
