@@ -221,8 +221,8 @@ class ArenaSpec:
             units): the gate's test is then the variance-bounded one, whose error rates hold
             on any shape of deals within it, checked as they come (deals that contradict it
             reject the candidate). "auto": 1.2x the s.d. of the deals of the bot's earlier
-            trials (as ``arbiter evaluate --sd-bound auto`` reads its store), once they hold
-            100 deals; until then the betting test.
+            trials (as ``arbiter evaluate --sd-bound auto`` reads its store: 1 + 2/√N over
+            N deals, less room with more), once they hold 100 deals; until then the betting test.
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
@@ -932,8 +932,9 @@ class Arena:
         if deals < test.history or sd is None:
             return self.spec.gate_betting(), (f"sd_bound = \"auto\" with {deals} deals of {name}'s earlier trials, "
                                               f"fewer than the {test.history} it reads")
-        bounded = test.resolve(sd)
-        return bounded, (f"s.d. bound {bounded.sd_bound:g}: {test.room:g}x the s.d. {sd:.3g} of {deals} deals of "
+        room = test.room_for(deals)
+        bounded = test.resolve(sd, room)
+        return bounded, (f"s.d. bound {bounded.sd_bound:g}: {room:.3g}x the s.d. {sd:.3g} of {deals} deals of "
                          f"{name}'s earlier trials")
 
     def _trial_test(self, candidate: str) -> tuple[Any, str]:

@@ -30,7 +30,7 @@ A ladder file (every key optional except ``game``; flags override it)::
     # test = "normal"           # default "betting" (valid on any shape within the game's bounds)
     # bounds = "-5,5"           # the betting test's, narrower than the game's (the margin clipped to them)
     # sd_bound = 0.6            # optional: the variance-bounded test (any shape with this s.d. at most);
-    #                           # "auto": 1.2x the s.d. of the bot's earlier trials (100 deals of them)
+    #                           # "auto": 1.2x the s.d. of the bot's earlier trials (100 deals of them; less room with more)
     [server]
     port = 50051                # the Bots service (submissions with author tokens)
     web_port = 8080             # the leaderboard: http://127.0.0.1:8080/a/NAME (-1: none)

@@ -37,9 +37,9 @@ decides nothing more (``assumption``).
 Where the bound comes from is the user's to say (``arbiter evaluate --sd-bound S``), as the
 bounds are for the betting test: a previous evaluation of the same kind of deals, with room
 (docs/strength.md measures the lengths at 1.2x the true s.d.). ``--sd-bound auto`` says it by
-rule (``AutoVarianceTest``): ``AUTO_ROOM`` times the s.d. of the same pair's deal margins in the
-store's earlier evaluations, else its kin's (``arbiter.tournament.evaluate.sd_from_store``),
-checked as any bound is.
+rule (``AutoVarianceTest``): a room (``auto_room``: 1.2 at the 100 deals it reads at least, less
+with more) times the s.d. of the same pair's deal margins in the store's earlier evaluations,
+else its kin's (``arbiter.tournament.evaluate.sd_from_store``), checked as any bound is.
 """
 
 from __future__ import annotations
@@ -57,11 +57,21 @@ if TYPE_CHECKING:
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
 MONITOR_BET = 0.5
-#: ``--sd-bound auto``: the bound over the s.d. of the pair's stored deal margins it is read from,
-AUTO_ROOM = 1.2
-#: and the least deals a pair needs there to be read (with 30 the swings pool's s.d. was read
-#: too small often enough to err 0.18 for 0.05; with 100 every pool held: docs/strength.md).
+#: ``--sd-bound auto``: the least deals a pair needs in the store to be read (with 30 the swings
+#: pool's s.d. was read too small often enough to err 0.18 for 0.05; with 100 every pool held:
+#: docs/strength.md),
 AUTO_HISTORY = 100
+#: and the room over the s.d. of H such deals: 1 + AUTO_ROOM_Z / √H (``auto_room``), so many of
+#: the s.d. estimate's relative standard errors whatever H (1.2 at 100 deals, 1.1 at 400, 1.05 at
+#: 1,600): every pool's error rates held at each (docs/strength.md), and the bound, with the test's
+#: length, comes down as the store's deals of the pair grow.
+AUTO_ROOM_Z = 2.0
+
+
+def auto_room(deals: int) -> float:
+    """``--sd-bound auto``'s room over the s.d. of ``deals`` stored deal margins (``AUTO_ROOM_Z``)."""
+    return 1.0 + AUTO_ROOM_Z / math.sqrt(max(deals, 1))
+
 
 
 def phi(x: float) -> float:
@@ -267,38 +277,47 @@ def round_up(x: float, digits: int = 3) -> float:
 @dataclass(frozen=True)
 class AutoVarianceTest:
     """The variance-bounded test with its s.d. bound still to be read: ``arbiter evaluate
-    --sd-bound auto --db FILE`` takes ``room`` times the s.d. of the pair's deal margins in the
-    evaluations of the same game and options stored there, else its kin's
-    (``arbiter.tournament.evaluate.sd_from_store``), and plays ``resolve(sd)`` (a pair is read
-    once it has ``history`` deals there). The bound is then an assumption made by rule, not by
-    the user: the run checks it as any bound (docs/strength.md measures the error rates when it is
-    too small)."""
+    --sd-bound auto --db FILE`` takes a room (``auto_room`` of the deals read: 1.2 at 100) times
+    the s.d. of the pair's deal margins in the evaluations of the same game and options stored
+    there, else its kin's (``arbiter.tournament.evaluate.sd_from_store``), and plays
+    ``resolve(sd, deals)`` (a pair is read once it has ``history`` deals there). ``room`` set:
+    that room whatever the deals (the simulations' ``--room``). The bound is then an assumption
+    made by rule, not by the user: the run checks it as any bound (docs/strength.md measures the
+    error rates when it is too small)."""
 
     m0: float
     m1: float
     alpha: float = 0.05
     beta: float = 0.05
     min_deals: int = 0
-    room: float = AUTO_ROOM
+    room: float | None = None  # None: ``auto_room`` of the deals read
     history: int = AUTO_HISTORY  # the least deals of a pair read
     kind = "margin"
     name = "variance"
 
     def __post_init__(self) -> None:
         VarianceTest(self.m0, self.m1, 1.0, self.alpha, self.beta, self.min_deals)  # the same checks, named alike
-        if not (math.isfinite(self.room) and self.room >= 1):
+        if self.room is not None and not (math.isfinite(self.room) and self.room >= 1):
             raise ValueError(f"sd-bound: the room over the s.d. seen must be at least 1, got {self.room!r}")
         if not isinstance(self.history, int) or self.history < 2:
             raise ValueError(f"sd-bound: a pair read needs at least 2 deals, got {self.history!r}")
 
-    def resolve(self, sd: float) -> VarianceTest:
-        """The test at ``room`` x ``sd``, rounded up to three digits."""
+    def room_for(self, deals: int) -> float:
+        """The room over the s.d. of ``deals`` deals read: ``room`` if set, else ``auto_room``."""
+        return self.room if self.room is not None else auto_room(deals)
+
+    def resolve(self, sd: float, room: float | None = None) -> VarianceTest:
+        """The test at ``room`` x ``sd`` (``room`` None: ``room_for(history)``, the room at the
+        least deals read; a source read from the store says its own: ``SdSource.room``), rounded
+        up to three digits."""
         if not (math.isfinite(sd) and sd > 0):
             raise ValueError(f"sd-bound: an s.d. to bound must be above 0, got {sd!r}")
-        return VarianceTest(self.m0, self.m1, round_up(self.room * sd), self.alpha, self.beta, self.min_deals)
+        room = self.room_for(self.history) if room is None else room
+        return VarianceTest(self.m0, self.m1, round_up(room * sd), self.alpha, self.beta, self.min_deals)
 
     def to_json(self) -> dict:
-        return {"test": self.name, "m0": self.m0, "m1": self.m1, "sd_bound": "auto", "room": self.room,
+        return {"test": self.name, "m0": self.m0, "m1": self.m1, "sd_bound": "auto",
+                "room": "by deals" if self.room is None else self.room,
                 "history": self.history, "alpha": self.alpha, "beta": self.beta, "min_deals": self.min_deals}
 
 
@@ -315,7 +334,7 @@ class OwnDealsOrBetting:
     small, the error rates double), so those runs keep the betting test, valid on any shape."""
 
     betting: BettingTest
-    room: float = AUTO_ROOM
+    room: float | None = None  # None: ``auto_room`` of the deals read
     history: int = AUTO_HISTORY
     kind = "margin"
     name = "default"
@@ -334,4 +353,5 @@ class OwnDealsOrBetting:
         return AutoVarianceTest(b.m0, b.m1, b.alpha, b.beta, b.min_deals, self.room, self.history)
 
     def to_json(self) -> dict:
-        return {"test": self.name, "betting": self.betting.to_json(), "room": self.room, "history": self.history}
+        return {"test": self.name, "betting": self.betting.to_json(), "room": "by deals" if self.room is None else self.room,
+                "history": self.history}

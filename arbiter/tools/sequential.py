@@ -175,7 +175,7 @@ class FromHistory:
 
     def start(self) -> Any:
         sd = mean_se([self.rng.choice(self.pool) for _ in range(self.history)]).sd or 1e-9
-        test = self.auto.resolve(sd)
+        test = self.auto.resolve(sd, self.auto.room_for(self.history))
         self.bounds.append(test.sd_bound)
         return test.start()
 
@@ -190,11 +190,11 @@ def variance_rows(runs: int = 2000, seed: int = 0, room: float | None = None,
     recorded deals ``shifted`` to M0 and M1 (real shapes; Spades at 0,20 and 0,50 too). "fixed":
     the fixed-length normal test at the true s.d.; for the Spades rows at the s.d. of 38 the issue
     sized them with. With ``history``: ``--sd-bound auto`` instead, each run's bound ``room``
-    (default ``AUTO_ROOM``) x the s.d. of ``history`` deals of its own from the same pool
-    (``FromHistory``); "S" is then the mean of the runs' bounds."""
-    from arbiter.rating.catoni import AUTO_ROOM, AutoVarianceTest, VarianceTest
+    (default ``auto_room(history)``, as ``auto`` reads it: 1.2 at 100) x the s.d. of ``history``
+    deals of its own from the same pool (``FromHistory``); "S" is then the mean of the runs' bounds."""
+    from arbiter.rating.catoni import AutoVarianceTest, VarianceTest, auto_room
 
-    room = room if room is not None else AUTO_ROOM if history else 1.0
+    room = room if room is not None else auto_room(history) if history else 1.0
 
     def test_for(m0: float, m1: float, pool: Sequence[float], sd: float, tag: str) -> Any:
         if history:

@@ -77,7 +77,7 @@ from arbiter.tournament.spec import in_stored_form
 from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, OwnDealsOrBetting, VarianceTest
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, auto_room
 from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
@@ -311,7 +311,7 @@ class EvalResult:
             return ""
         return (f"; the betting test, the default until the store holds {AUTO_HISTORY} deals of this pair played by "
                 f"today's bot files ({self.default_why}); with them the default is the variance-bounded test at "
-                f"{AUTO_ROOM:g}x their s.d., about as short as a fixed-length test")
+                f"{auto_room(AUTO_HISTORY):g}x their s.d. (less with more), about as short as a fixed-length test")
 
     def verdict(self, final: bool = True) -> Verdict | None:
         """What the store keeps of the test's verdict (``Store.verdict``; None without a test
@@ -708,7 +708,7 @@ def evaluate(
                 store, game, (bot_a, bot_b), opts, preset, exclude=result.stored_as, room=sprt.room,
                 min_deals=sprt.history, contents=contents)
             spec["sd_auto"] = source.to_json()
-            sprt = result.sprt = sprt.resolve(source.largest)
+            sprt = result.sprt = sprt.resolve(source.largest, source.room)
             result.sd_source = source
         elif isinstance(sprt, OwnDealsOrBetting):
             chosen, source, why = default_choice(sprt, store, stored, result.stored_as, game, (bot_a, bot_b), opts,
@@ -861,7 +861,7 @@ class SdSource:
         shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
         shown += edited_text(dict(self.edited))
         whose = "this pair's" if not self.among else f"{pair}'s"
-        line = f"{self.room:g}x {sd:.4g}, the s.d. of the deal margins of {whose} {deals} stored deals ({shown})"
+        line = f"{self.room:.3g}x {sd:.4g}, the s.d. of the deal margins of {whose} {deals} stored deals ({shown})"
         if self.among:
             line += f", the largest among the stored evaluations {self.among} ({self.own})"
         return line
@@ -1045,10 +1045,11 @@ def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,
 
 
 def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
-                  exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY,
+                  exclude: str | None = None, room: float | None = None, min_deals: int = AUTO_HISTORY,
                   contents: Mapping[str, str] | None = None, pairs: Sequence[StoredPair] | None = None) -> SdSource:
-    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
-    margins in the evaluations stored in ``store`` of ``game`` under the options ``options`` and
+    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` (None: ``auto_room`` of that pair's
+    deals) x the largest s.d. of a pair's deal margins in the evaluations stored in ``store`` of
+    ``game`` under the options ``options`` and
     ``preset`` set (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
     are (``closest_pairs``: the same two bots, else pairs with either of them, else any). A pair's
     deals are those of all its evaluations, each deal once (``stored_pairs``), their s.d. pooled
@@ -1063,7 +1064,7 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
         raise ConfigError(no_pair_deals(store, game, min_deals, "sd-bound auto", "read a deal margin's s.d. from", pairs)
                           + ", or give --sd-bound S")
     edited = {} if among else found[0].edited_deals(bot_contents(bots) if contents is None else contents)
-    return SdSource(found[0].sd or 0.0, room, among,
+    return SdSource(found[0].sd or 0.0, auto_room(found[0].deals) if room is None else room, among,
                     tuple((" and ".join(p.pair), p.deals, p.sd or 0.0, tuple(n for n, _ in p.evaluations)) for p in found),
                     tuple(edited.items()), own_pair_note(pairs, bots, min_deals) if among else NONE_OF_THE_PAIR)
 
@@ -1081,7 +1082,7 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
     if stored is not None and isinstance(kept := stored.get("sd_auto"), Mapping) and "betting" in kept:
         return test.betting, None, str(kept["betting"])
     if (source := _kept_source(stored, name, store.path)) is not None:
-        return test.auto().resolve(source.largest), source, ""
+        return test.auto().resolve(source.largest, source.room), source, ""
     pairs = stored_pairs(store, game, options, preset, exclude=name)
     among, found = closest_pairs(pairs, bots, game, test.history)
     if found and not among:
@@ -1089,7 +1090,7 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
         if not edited:
             source = sd_from_store(store, game, bots, options, preset, exclude=name, room=test.room,
                                    min_deals=test.history, contents=contents, pairs=pairs)
-            return test.auto().resolve(source.largest), source, ""
+            return test.auto().resolve(source.largest, source.room), source, ""
         return test.betting, None, (f"this pair's {found[0].deals} stored deals{edited_text(edited)}: a new version "
                                     "may vary otherwise")
     own = own_pair_note(pairs, bots, test.history)

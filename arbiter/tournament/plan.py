@@ -131,7 +131,7 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
     if sd_bound is not None:
         test = sequential_test("variance", text, alpha, beta, sd_bound=sd_bound, **kw)
         if isinstance(test, AutoVarianceTest):
-            test = test.resolve(sd)
+            test = test.resolve(sd, test.room_for(len(pool)))  # as auto reads the room: by the deals
             tests.append(("auto", f"--sd-bound auto, S = {test.sd_bound:g}", test, ""))
         else:
             tests.append(("variance", f"--sd-bound {test.sd_bound:g}", test, ""))

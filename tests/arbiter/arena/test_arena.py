@@ -503,7 +503,7 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
     the same bound after a restart and after more trials have finished."""
     import statistics
 
-    from arbiter.rating.catoni import VarianceState, round_up
+    from arbiter.rating.catoni import VarianceState, auto_room, round_up
 
     db = tmp_path / "a.sqlite"
     Store(db).close()
@@ -529,8 +529,9 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
         _register(reg, "3")  # the first legal action again: worse than version 2
         a.sync_entrants()
         test, source = a._trial_test("mine@3")
-        assert test.name == "variance" and test.sd_bound == round_up(1.2 * sd), (test, sd)
-        assert f"s.d. bound {test.sd_bound:g}: 1.2x the s.d. {sd:.3g} of {HISTORY} deals of mine's earlier trials" in source
+        room = auto_room(HISTORY)  # the room over 20 deals read (1.2 over 100)
+        assert test.name == "variance" and test.sd_bound == round_up(room * sd), (test, sd)
+        assert f"s.d. bound {test.sd_bound:g}: {room:.3g}x the s.d. {sd:.3g} of {HISTORY} deals of mine's earlier trials" in source
         assert source in a.entrants["mine@3"].reason
         asyncio.run(a.run(until=lambda arena: arena.entrants["mine@3"].status != "candidate", max_encounters=10))
     st = a.gate_state("mine@3", "mine@2")

@@ -55,7 +55,7 @@ def test_each_test_runs_on_the_pairs_own_deals_and_says_how_long_and_how_often_w
     betting, auto, normal = p.rows
     assert [r.name for r in p.rows] == ["betting", "auto", "normal"]
     assert betting.flags == "bounds -900..900" and normal.flags == "--sequential normal"
-    assert auto.flags == f"--sd-bound auto, S = {round_up(1.2 * sd):g}" and auto.test.sd_bound == round_up(1.2 * sd)
+    assert auto.flags == f"--sd-bound auto, S = {round_up(1.2 * sd):g}" and auto.test.sd_bound == round_up(1.2 * sd)  # 100 deals
     for row in p.rows:
         assert row.at_m0.runs == row.at_m1.runs == 200 and row.at_m0.true_margin == 0 and row.at_m1.true_margin == 50
         assert row.at_stored.true_margin == pytest.approx(result.mean_margin)

@@ -3,12 +3,14 @@ evaluations stored before, the closest kin of the pair first, kept for a resumed
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
 from arbiter.rating.betting import BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, round_up
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, auto_room, round_up
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store, StoreError
 from arbiter.tournament.evaluate import evaluate, sd_from_store
@@ -23,8 +25,12 @@ def _sd(result) -> float:
 
 def test_the_bound_rounds_up_and_bad_parameters_are_named() -> None:
     assert round_up(45.01) == 45.1 and round_up(45.0) == 45.0 and round_up(0.123456) == 0.124 and round_up(1234.5) == 1240
-    t = AutoVarianceTest(0, 20).resolve(37.4)
+    t = AutoVarianceTest(0, 20).resolve(37.4)  # the room at the least deals read (100): 1.2
     assert isinstance(t, VarianceTest) and t.sd_bound == round_up(1.2 * 37.4) >= 1.2 * 37.4
+    # the room is so many of the s.d. estimate's relative standard errors: less as the deals read grow
+    assert [auto_room(n) for n in (100, 400, 1600)] == pytest.approx([1.2, 1.1, 1.05])
+    assert AutoVarianceTest(0, 20).resolve(37.4, auto_room(400)).sd_bound == round_up(1.1 * 37.4)
+    assert AutoVarianceTest(0, 20, room=1.3).room_for(400) == 1.3  # a room given stands whatever the deals
     assert AutoVarianceTest(0, 20).to_json()["sd_bound"] == "auto"
     for make, message in ((lambda: AutoVarianceTest(5, 1), "less than"), (lambda: AutoVarianceTest(0, 5, room=0.9), "at least 1"),
                           (lambda: AutoVarianceTest(0, 5).resolve(0.0), "above 0"),
@@ -55,9 +61,10 @@ def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path
         assert src.largest == pytest.approx(_sd(far)) and src.among == "with heuristic or greedy at spades with these options"
         auto = AutoVarianceTest(0, 50, history=n)
         first = evaluate("spades", "heuristic", "greedy", deals=12, seed=4, options=ONE, sprt=auto, store=store)
-        assert first.sd_source == src and first.sprt.sd_bound == round_up(1.2 * _sd(far))
+        room = auto_room(n)  # the room over n deals read (1.71 at 8; 1.2 at the CLI's 100)
+        assert first.sd_source == src and src.room == room and first.sprt.sd_bound == round_up(room * _sd(far))
         line = " ".join(first.sprt_summary().split())
-        assert f"s.d. at most {first.sprt.sd_bound:g}" in line and f"--sd-bound auto: 1.2x {_sd(far):.4g}" in line
+        assert f"s.d. at most {first.sprt.sd_bound:g}" in line and f"--sd-bound auto: {room:.3g}x {_sd(far):.4g}" in line
         assert f"heuristic and random's {n} stored deals ({far.stored_as})" in line
         assert "the largest among the stored evaluations with heuristic or greedy" in line
 
@@ -75,7 +82,7 @@ def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path
         assert again.resumed == len(first.matches) and again.sprt == first.sprt and again.sd_source == first.sd_source
         # --fresh reads the store anew: the pair's own evaluation (itself left out, counted or not)
         fresh = evaluate("spades", "heuristic", "greedy", deals=12, seed=4, options=ONE, sprt=auto, store=store, fresh=True)
-        assert fresh.sprt.sd_bound == round_up(1.2 * _sd(close)) and fresh.sd_source.pairs[0][3] == (close.stored_as,)
+        assert fresh.sprt.sd_bound == round_up(room * _sd(close)) and fresh.sd_source.pairs[0][3] == (close.stored_as,)
         assert f"this pair's {n} stored deals" in fresh.sprt_summary()
         # a kept bound that cannot be read is named, not guessed
         with store._tx() as tx:
@@ -109,14 +116,15 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--sd-bound", "auto", "--db", db])
     text = " ".join(r.output.split())
     assert r.exit_code == 0, r.output
-    assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text
+    assert "variance-bounded test" in text and f"--sd-bound auto: {auto_room(110):.3g}x" in text  # 100 + seed 1's 10
     assert "this pair's" in text and "stored deals (evaluate-spades-heuristic-greedy-0-" in text
     assert ", evaluate-spades-heuristic-greedy-1-" in text  # the betting run's deals too, on another seed
     # no test named: the store holds this pair's own 100 deals, so the variance-bounded test runs, and says why
     r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--db", db, "--seed", "2"])
     text = " ".join(r.output.split())
     assert r.exit_code == 0 and "variance-bounded test" in text, r.output
-    assert "(the default where the store holds this pair's own deals: 1.2x" in text and "--sd-bound auto would" not in text
+    assert re.search(r"\(the default where the store holds this pair's own deals: 1\.1\dx [\d.]+, the s\.d\. of the deal "
+                     r"margins of this pair's 1\d\d stored deals", text) and "--sd-bound auto would" not in text
 
 
 def test_an_edited_bot_on_the_same_seed_adds_its_deals_and_the_same_bot_does_not(tmp_path) -> None:
@@ -212,10 +220,12 @@ def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pair
         now = evaluate("spades", str(bot), "random", deals=3, seed=4, sprt=test, **kw)
         assert isinstance(now.sprt, VarianceTest) and now.default_why == "" and now.sd_source.among == ""
         a, b = first.deal_margins(), played.deal_margins()  # both of the pair's, pooled about each one's mean
-        assert now.sprt.sd_bound == round_up(1.2 * ((_ss(a) + _ss(b)) / (len(a) + len(b) - 2)) ** 0.5)
+        pooled = ((_ss(a) + _ss(b)) / (len(a) + len(b) - 2)) ** 0.5
+        assert now.sprt.sd_bound == round_up(auto_room(len(a) + len(b)) * pooled) and now.sd_source.room == auto_room(11)
         assert set(now.sd_source.pairs[0][3]) == {first.stored_as, played.stored_as}
         line = " ".join(now.sprt_summary().split())
-        assert "(the default where the store holds this pair's own deals: 1.2x" in line and "--sequential betting" in line
+        assert f"(the default where the store holds this pair's own deals: {auto_room(11):.3g}x" in line
+        assert "--sequential betting" in line
         assert now.to_json()["default_test"] == {"ran": "variance", "why": ""}
         # the first run taken further (its cap raised): the test it began with, though the pair now has its deals
         more = evaluate("spades", str(bot), "random", deals=5, seed=2, sprt=test, **kw)
