@@ -63,3 +63,31 @@ def test_tests_e2e_is_not_imported_by_an_expression_that_selects_no_e2e_test():
         assert _selects_no_e2e(expr), expr
     for expr in ("e2e", "not slow", "e2e or slow", "not e2e or slow", "e2e and slow and not fast", "e2e and"):
         assert not _selects_no_e2e(expr), expr
+
+
+def test_tmp_path_is_on_a_tmpfs_unless_another_place_is_chosen(tmp_path, monkeypatch):
+    """The tests' folders go to a tmpfs where the machine has one (conftest's
+    ``_temp_root_in_memory``: its stores' fsyncs cost nothing there), unless ``--basetemp``,
+    ``PYTEST_DEBUG_TEMPROOT`` or ``TMPDIR`` names another place."""
+    from types import SimpleNamespace
+
+    from tests import conftest
+
+    chosen = os.environ.get("PYTEST_DEBUG_TEMPROOT")
+    if chosen:
+        assert tmp_path.resolve().is_relative_to(Path(chosen).resolve()), (tmp_path, chosen)
+    plain = SimpleNamespace(option=SimpleNamespace(basetemp=None))
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_DEBUG_TEMPROOT", "TMPDIR"):
+        monkeypatch.delenv(name, raising=False)
+    conftest._temp_root_in_memory(plain)
+    memory = conftest._is_tmpfs(conftest.MEMORY_TEMP) and os.access(conftest.MEMORY_TEMP, os.W_OK | os.X_OK)
+    assert os.environ.get("PYTEST_DEBUG_TEMPROOT") == (str(conftest.MEMORY_TEMP) if memory else None)
+    for name, value, config in (("TMPDIR", "/var/tmp", plain), ("PYTEST_DEBUG_TEMPROOT", "/var/tmp", plain),
+                                (None, None, SimpleNamespace(option=SimpleNamespace(basetemp="/var/tmp/b")))):
+        monkeypatch.delenv("PYTEST_DEBUG_TEMPROOT", raising=False)
+        monkeypatch.delenv("TMPDIR", raising=False)
+        if name:
+            monkeypatch.setenv(name, value)
+        conftest._temp_root_in_memory(config)
+        assert os.environ.get("PYTEST_DEBUG_TEMPROOT") == (value if name == "PYTEST_DEBUG_TEMPROOT" else None), name
+    assert not conftest._is_tmpfs(Path("/nowhere"))
