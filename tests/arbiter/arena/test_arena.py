@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+import sys
 import textwrap
 from dataclasses import replace
 
@@ -927,17 +928,19 @@ def test_a_suspended_house_bots_page_says_a_restart_brings_it_back_not_a_new_ver
     assert "plays again when the arena is restarted" in page
 
 
-def test_a_stop_counts_the_encounters_it_cut_off_so_the_operator_is_told(tmp_path):
+def test_a_stop_counts_the_encounters_it_cut_off_so_the_operator_is_told(tmp_path, monkeypatch):
     """A stop (Ctrl-C, SIGTERM) abandons the encounters under way, and `arbiter arena` said
     only "arena stopped": what was lost was not said until the next start, which then said
-    nothing either (the stop had already marked them abandoned). ``cut_off`` counts them."""
-    slow = tmp_path / "slow.py"
-    slow.write_text(textwrap.dedent(SLOW))
-    a = Arena(_spec(house=("random", f"slow={slow}")), tmp_path / "a.sqlite", poll=0)
+    nothing either (the stop had already marked them abandoned). ``cut_off`` counts them.
+    The stop comes while a bot of the first encounter is deciding (``STOPPER``: no clock to
+    race, where a bot that slept at every move waited out 1.2 s of them)."""
+    stopper = tmp_path / "stopper.py"
+    stopper.write_text(textwrap.dedent(STOPPER))
+    a = Arena(_spec(house=("random", f"stopper={stopper}"), deals=3), tmp_path / "a.sqlite", poll=0)
 
     async def main() -> None:
         stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.1, stop.set)
+        monkeypatch.setitem(sys.modules, "arena_test_stop", stop)  # where the bot finds it
         await a.run(stop)
 
     asyncio.run(main())
@@ -946,17 +949,20 @@ def test_a_stop_counts_the_encounters_it_cut_off_so_the_operator_is_told(tmp_pat
     a.close()
 
 
-SLOW = """
-    import time
+#: A bot that asks the arena to stop at its first decision, as an operator's Ctrl-C would
+#: (in process: the arena's loop takes the stop between two matches of its encounter of
+#: six, three deals in two seatings).
+STOPPER = """
+    import sys
 
     from sdk import Bot
 
-    class Slow(Bot):
-        name = "slow"
+    class Stopper(Bot):
+        name = "stopper"
         games = ("*",)
 
         def choose(self, view, legal_actions):
-            time.sleep(0.02)
+            sys.modules["arena_test_stop"].set()
             return legal_actions[0]
 """
 
