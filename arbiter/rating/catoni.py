@@ -233,14 +233,23 @@ class VarianceRun:
     _decision: str | None = None
     _contradicted: bool = False
 
+    def __post_init__(self) -> None:
+        # The test's constants, computed once a run, not once a deal (the same expressions,
+        # so the same floats): the stake ``bet`` is a 40-step bisection, and the plan's and
+        # the benches' simulations add hundreds of thousands of deals.
+        t = self.test
+        s2 = self._s2 = t.sd_bound ** 2
+        lam = self._lam = t.bet
+        self._penalty = lam * lam * s2 / 2
+
     def add(self, x: float) -> None:
         t = self.test
         self._moments.add(x)
-        s2 = t.sd_bound ** 2
+        s2 = self._s2
         if self._decision is None and not self._contradicted:
-            lam = t.bet
-            self.log_h1 += phi(lam * (x - t.m0)) - lam * lam * s2 / 2
-            self.log_h0 += phi(lam * (t.m1 - x)) - lam * lam * s2 / 2
+            lam = self._lam
+            self.log_h1 += phi(lam * (x - t.m0)) - self._penalty
+            self.log_h0 += phi(lam * (t.m1 - x)) - self._penalty
         if self._last is None:
             self._last = x
         else:
