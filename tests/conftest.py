@@ -319,8 +319,19 @@ def _temp_root_in_memory(config: pytest.Config) -> None:
         return
     if os.environ.get("PYTEST_DEBUG_TEMPROOT") or os.environ.get("TMPDIR"):
         return
-    if MEMORY_TEMP.is_dir() and os.access(MEMORY_TEMP, os.W_OK | os.X_OK) and _is_tmpfs(MEMORY_TEMP):
+    if MEMORY_TEMP.is_dir() and os.access(MEMORY_TEMP, os.W_OK | os.X_OK) and _is_tmpfs(MEMORY_TEMP) \
+            and _free_bytes(MEMORY_TEMP) >= MEMORY_TEMP_FREE:
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP)
+
+
+#: The least room on ``MEMORY_TEMP`` for the tests' folders to go there: a container's /dev/shm is
+#: often 64 MB, which the bot environments, wheels and stores of a whole run would fill.
+MEMORY_TEMP_FREE = 2 << 30
+
+
+def _free_bytes(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
 
 
 def _is_tmpfs(path: Path) -> bool:

@@ -80,8 +80,14 @@ def test_tmp_path_is_on_a_tmpfs_unless_another_place_is_chosen(tmp_path, monkeyp
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_DEBUG_TEMPROOT", "TMPDIR"):
         monkeypatch.delenv(name, raising=False)
     conftest._temp_root_in_memory(plain)
-    memory = conftest._is_tmpfs(conftest.MEMORY_TEMP) and os.access(conftest.MEMORY_TEMP, os.W_OK | os.X_OK)
+    memory = conftest._is_tmpfs(conftest.MEMORY_TEMP) and os.access(conftest.MEMORY_TEMP, os.W_OK | os.X_OK) \
+        and conftest._free_bytes(conftest.MEMORY_TEMP) >= conftest.MEMORY_TEMP_FREE
     assert os.environ.get("PYTEST_DEBUG_TEMPROOT") == (str(conftest.MEMORY_TEMP) if memory else None)
+    if memory:  # a tmpfs too small for a run's folders (a container's 64 MB /dev/shm) is not taken
+        monkeypatch.delenv("PYTEST_DEBUG_TEMPROOT", raising=False)
+        monkeypatch.setattr(conftest, "MEMORY_TEMP_FREE", conftest._free_bytes(conftest.MEMORY_TEMP) + (1 << 30))
+        conftest._temp_root_in_memory(plain)
+        assert os.environ.get("PYTEST_DEBUG_TEMPROOT") is None
     for name, value, config in (("TMPDIR", "/var/tmp", plain), ("PYTEST_DEBUG_TEMPROOT", "/var/tmp", plain),
                                 (None, None, SimpleNamespace(option=SimpleNamespace(basetemp="/var/tmp/b")))):
         monkeypatch.delenv("PYTEST_DEBUG_TEMPROOT", raising=False)
