@@ -189,6 +189,10 @@ def serve(
             waited for it, deaf to a second Ctrl-C, as long as the check took); whatever could
             still hold the stop (a bot's packages being installed) is bounded so."""
             if bounded.request(sig):
+                # said now, "arbiter stopped" once it has: what may hold the stop (an install) is
+                # no longer hidden behind a line that says it is over
+                out.print("arbiter stopping (a second Ctrl-C or SIGTERM ends it at once)", highlight=False)
+                sys.stdout.flush()
                 stop.set()
 
         try:
@@ -197,7 +201,7 @@ def serve(
             await stop.wait()
         finally:
             await running.stop(2.0)
-            out.print("arbiter stopped")
 
-    _run(asyncio.run, main())
+    _run(asyncio.run, main())  # returns once every thread of its loop has ended (a submission's check too)
+    out.print("arbiter stopped")
 

@@ -1,6 +1,7 @@
 """`arbiter serve` stopped while a submission is being checked (--bots-db), and a submission
 whose caller hung up during its check. The check runs in a thread of its own, which a call's
-end does not stop: the process waited for it after saying "arbiter stopped", deaf to a
+end does not stop: the process waited for it after saying "arbiter stopped" (said now once
+it has; "arbiter stopping" as it begins), deaf to a
 second Ctrl-C or SIGTERM, for as long as the check took (a minute and a half here), and a
 check whose caller had gone ran on to its end. The Bots service now stops the check when its
 call ends (the check cancelled as any run is: its processes killed, nothing registered), and
@@ -125,7 +126,8 @@ def test_a_stop_ends_a_server_that_checks_a_submission_and_its_check(tmp_path, m
         s.proc.send_signal(signal.SIGINT)
         s.proc.wait(timeout=60)  # the check's 100 s of decisions no longer hold it
         assert s.proc.returncode == 0, s.proc.returncode
-        assert "arbiter stopped" in s.proc.stdout.read()
+        said = s.proc.stdout.read()  # the stop said as it begins, and once it is over
+        assert "arbiter stopping (a second Ctrl-C" in said and said.rstrip().endswith("arbiter stopped"), said
         assert not _ended(checks, 15), "the check's processes outlived the server"
         with Registry(tmp_path / "arena.sqlite", read_only=True) as registry:
             assert registry.versions() == []
@@ -173,8 +175,9 @@ def test_a_submission_whose_caller_hung_up_during_its_check_is_not_registered(tm
 def test_a_second_stop_ends_a_server_whose_graceful_stop_is_held(tmp_path, monkeypatch):
     """The first stop cannot end a check blocked installing the bot's packages (pip waits
     on a package index that never answers: the test's socket), which holds the process after
-    it said "arbiter stopped". A second stop ends it at once, as SIGINT does by default
-    (README, `arbiter serve`), and leaves the store readable with nothing registered."""
+    it said "arbiter stopping" (it said "arbiter stopped" then, before it had). A second stop
+    ends it at once, as SIGINT does by default (README, `arbiter serve`), never saying it
+    stopped, and leaves the store readable with nothing registered."""
     import sqlite3
 
     from arbiter.store.registry import Registry
@@ -199,11 +202,12 @@ def test_a_second_stop_ends_a_server_whose_graceful_stop_is_held(tmp_path, monke
                                                          "--server", s.address, "--token", token), daemon=True).start()
             pip, _ = index.accept()  # the check is installing the bot's packages
             s.proc.send_signal(signal.SIGINT)
-            assert s.proc.stdout.readline().strip() == "arbiter stopped"
+            assert s.proc.stdout.readline().strip() == "arbiter stopping (a second Ctrl-C or SIGTERM ends it at once)"
             assert s.proc.poll() is None, "nothing held the graceful stop"
             s.proc.send_signal(signal.SIGINT)
             s.proc.wait(timeout=30)
             assert s.proc.returncode == -signal.SIGINT, s.proc.returncode
+            assert "arbiter stopped" not in s.proc.stdout.read()  # it did not: the signal ended it
             with pip:  # the install ended with the server: its connection closed
                 pip.settimeout(60)
                 while pip.recv(65536):
