@@ -512,6 +512,7 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.rating.betting import known_bounds, parse_bounds
     from arbiter.store.db import Store
+    from arbiter.tournament.evaluate import default_is_bounded
     from arbiter.tournament.plan import deals_plan
 
     if test is None or db is None:
@@ -535,7 +536,7 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
               f"beta {p.beta:g}): each test run {p.runs} times on deals drawn from {p.describe_source()}, moved to "
               f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True, markup=False)  # stored names: text
     # with no test named, the one the store's deals choose (OwnDealsOrBetting): the pair's own, today's files
-    default = ("auto",) if not p.among and not p.edited else ("betting",)
+    default = ("auto",) if default_is_bounded(p.among, p.edited) else ("betting",)
     chosen = {"betting": ("betting",), "variance": ("auto", "variance"), "normal": ("normal",), "default": default}[sequential]
     tests = [r for r in p.rows if r.at_m0 is not None]
     margins = [(f"at {p.m0:g} (H0)", "at_m0", "H1"), (f"at {p.m1:g} (H1)", "at_m1", "H0")]

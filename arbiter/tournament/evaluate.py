@@ -1087,7 +1087,7 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
     among, found = closest_pairs(pairs, bots, game, test.history)
     if found and not among:
         edited = found[0].edited_deals(contents)
-        if not edited:
+        if default_is_bounded(among, edited):
             source = sd_from_store(store, game, bots, options, preset, exclude=name, room=test.room,
                                    min_deals=test.history, contents=contents, pairs=pairs)
             return test.auto().resolve(source.largest, source.room), source, ""
@@ -1095,6 +1095,13 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
                                     "may vary otherwise")
     own = own_pair_note(pairs, bots, test.history)
     return test.betting, None, "it holds no deal of this pair" if own == NONE_OF_THE_PAIR else own
+
+
+def default_is_bounded(among: str, edited: Mapping[str, int]) -> bool:
+    """The rule of ``default_choice`` (and of ``--plan``'s mark): the variance-bounded test where the
+    deals read are the pair's own (``among`` empty, ``closest_pairs``) and none was played by
+    another version of a bot file (``edited``, ``StoredPair.edited_deals``)."""
+    return not among and not edited
 
 
 def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str,
