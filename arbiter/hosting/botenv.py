@@ -187,6 +187,7 @@ def _make(env: Path, requirements: bytes) -> Path:
             _run([sys.executable, "-m", "pip", "install", "-q", "--only-binary=:all:", "--prefix", str(tmp),
                   "--ignore-installed", "--no-warn-script-location", "-r", str(tmp / "requirements.txt")],
                  home, _clean_env(home), "installing its packages")
+        _point_scripts(tmp, env)
         # found here, not by asking the environment's Python: it would run the .pth files of
         # what was just installed, on the host
         purelib = sysconfig.get_path("purelib", "venv", vars={"base": str(tmp), "platbase": str(tmp)})
@@ -202,6 +203,33 @@ def _make(env: Path, requirements: bytes) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
     return env
+
+
+#: A console script's first line as pip writes it: ``#!PYTHON``, or, for a path too long for the
+#: kernel's ``#!``, ``#!/bin/sh`` then ``'''exec' "PYTHON" "$0" "$@"`` and ``' '''`` (pip's
+#: trampoline, three lines).
+_SHEBANG = re.compile(rb"\A#!(?P<direct>/\S*python[\w.]*)\n|\A#!/bin/sh\n'''exec' \"(?P<sh>/[^\"]*python[\w.]*)\" ")
+#: The longest ``#!`` line every Linux kernel reads whole (older ones stop at 127 bytes).
+_SHEBANG_MAX = 127
+_TRAMPOLINE = "#!/bin/sh\n'''exec' \"{}\" \"$0\" \"$@\"\n' '''\n"
+
+
+def _point_scripts(made: Path, env: Path) -> None:
+    """Point what the install wrote into ``made``'s bin/ at the environment where it will be,
+    ``env``: a console script (a package's command-line entry) starts the Python pip was run
+    with, the arbiter's own (it installs with ``--prefix``), which sees none of the environment's
+    packages; and the activate scripts name ``made``, the folder renamed ``env`` once complete."""
+    python = str(python_of(env))
+    first = f"#!{python}\n" if len(python) + 2 <= _SHEBANG_MAX else _TRAMPOLINE.format(python)
+    for f in (made / "bin").iterdir():
+        if f.is_symlink() or not f.is_file():
+            continue
+        data = f.read_bytes()
+        if m := _SHEBANG.match(data):
+            rest = data[m.end():] if m["direct"] else data.split(b"\n", 3)[3]  # the trampoline's three lines
+            data = first.encode() + rest
+        data = data.replace(str(made).encode(), str(env).encode())
+        f.write_bytes(data)
 
 
 #: What each step of an install runs through (``python -I -S -c _WITH_US PID ARGV...``), so

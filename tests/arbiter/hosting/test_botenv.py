@@ -144,8 +144,9 @@ def _sdist_that_runs_code(where, marker) -> None:
             tar.addfile(info, io.BytesIO(data))
 
 
-def _wheel(where, name: str, text: str) -> None:
-    """``NAME-1.0-py3-none-any.whl`` in ``where``: one module, ``NAME/__init__.py`` = ``text``."""
+def _wheel(where, name: str, text: str, scripts: str = "") -> None:
+    """``NAME-1.0-py3-none-any.whl`` in ``where``: one module, ``NAME/__init__.py`` = ``text``;
+    ``scripts``: its console scripts (``[console_scripts]`` lines of entry_points.txt)."""
     import base64
     import hashlib
     import zipfile
@@ -153,6 +154,8 @@ def _wheel(where, name: str, text: str) -> None:
     files = {f"{name}/__init__.py": text,
              f"{name}-1.0.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
              f"{name}-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    if scripts:
+        files[f"{name}-1.0.dist-info/entry_points.txt"] = f"[console_scripts]\n{scripts}\n"
     digest = lambda d: base64.urlsafe_b64encode(hashlib.sha256(d.encode()).digest()).rstrip(b"=").decode()  # noqa: E731
     record = [f"{n},sha256={digest(d)},{len(d.encode())}" for n, d in files.items()]
     files[f"{name}-1.0.dist-info/RECORD"] = "\n".join([*record, f"{name}-1.0.dist-info/RECORD,,"]) + "\n"
@@ -196,7 +199,8 @@ def test_what_a_bot_declares_installs_from_wheels_only_and_runs_no_code_of_it(fo
     # pip puts it there; the environment has no pip of its own)
     import subprocess
 
-    _wheel(links, "tinypkg", "VALUE = 42\n")
+    _wheel(links, "tinypkg", "VALUE = 42\n\ndef main():\n    import sys\n    print(VALUE, sys.prefix)\n",
+           scripts="tinycli = tinypkg:main")
     (folder / "requirements.txt").write_text("tinypkg==1.0\n")
     env = botenv.ensure(folder, "requirements.txt", allow=True)
     assert (env / ".ok").is_file() and not list(env.glob("lib/python*/site-packages/pip"))
@@ -205,6 +209,10 @@ def test_what_a_bot_declares_installs_from_wheels_only_and_runs_no_code_of_it(fo
     assert found.returncode == 0, found.stderr
     value, where = found.stdout.split()
     assert value == "42" and where.startswith(str(env)), found.stdout
+    # its console script runs with the environment's Python, where the environment now is: pip
+    # wrote it for the arbiter's Python at the folder the environment was made in, then renamed
+    cli = subprocess.run([str(env / "bin" / "tinycli")], capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0 and cli.stdout.split() == ["42", str(env)], (cli.stdout, cli.stderr)
 
 
 def test_an_arbiter_without_pip_says_so_and_how_to_get_it(folder, tmp_path, monkeypatch) -> None:
@@ -221,3 +229,26 @@ def test_an_arbiter_without_pip_says_so_and_how_to_get_it(folder, tmp_path, monk
                                                  r"which has none: python -m ensurepip installs it"):
         botenv.ensure(folder, "requirements.txt", allow=True)
     assert [p.name for p in (tmp_path / "cache").iterdir()] == []  # nothing half made
+
+
+def test_the_scripts_an_install_wrote_start_the_environments_python_where_it_will_be(tmp_path) -> None:
+    """``botenv._point_scripts``: pip's two forms of a console script's first line (a direct
+    ``#!``, and the /bin/sh trampoline it writes for a path too long for the kernel) both start
+    the environment's Python at its final path, a long one through the trampoline; the activate
+    scripts name that path; a file that starts no Python keeps its first line."""
+    made = tmp_path / "arena-botenv-x"
+    (made / "bin").mkdir(parents=True)
+    ours = "/opt/arbiter/.venv/bin/python3"
+    written = {"direct": f"#!{ours}\nimport sys\n",
+               "long": f"#!/bin/sh\n'''exec' \"{ours}\" \"$0\" \"$@\"\n' '''\nimport sys\n",
+               "activate": f'VIRTUAL_ENV="{made}"\n', "tool": "#!/bin/sh\necho hi\n"}
+    for env in (tmp_path / "cache" / "e1", tmp_path / ("c" * 140) / "e2"):
+        for f, text in written.items():
+            (made / "bin" / f).write_text(text)
+        botenv._point_scripts(made, env)
+        python = str(botenv.python_of(env))
+        first = f"#!{python}\n" if len(python) + 2 <= 127 else f"#!/bin/sh\n'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n"
+        assert (made / "bin" / "direct").read_text() == (made / "bin" / "long").read_text() == first + "import sys\n"
+        assert (made / "bin" / "activate").read_text() == f'VIRTUAL_ENV="{env}"\n'
+        assert (made / "bin" / "tool").read_text() == "#!/bin/sh\necho hi\n"
+    assert len(python) > 127 and first.startswith("#!/bin/sh\n")  # the second, long path: the trampoline
