@@ -73,7 +73,6 @@ def auto_room(deals: int) -> float:
     return 1.0 + AUTO_ROOM_Z / math.sqrt(max(deals, 1))
 
 
-
 def phi(x: float) -> float:
     """Catoni's influence function (the widest one): log(1 + x + x²/2), odd."""
     return math.copysign(math.log1p(abs(x) + x * x / 2), x)
@@ -288,9 +287,10 @@ class AutoVarianceTest:
     """The variance-bounded test with its s.d. bound still to be read: ``arbiter evaluate
     --sd-bound auto --db FILE`` takes a room (``auto_room`` of the deals read: 1.2 at 100) times
     the s.d. of the pair's deal margins in the evaluations of the same game and options stored
-    there, else its kin's (``arbiter.tournament.evaluate.sd_from_store``), and plays
-    ``resolve(sd, deals)`` (a pair is read once it has ``history`` deals there). ``room`` set:
-    that room whatever the deals (the simulations' ``--room``). The bound is then an assumption
+    there, else its kin's (``arbiter.tournament.evaluate.sd_from_store``, whose ``SdSource``
+    carries the s.d. and the room), and plays ``resolve(sd, room)`` (a pair is read once it has
+    ``history`` deals there). ``room`` set: that room whatever the deals (the simulations'
+    ``--room``). The bound is then an assumption
     made by rule, not by the user: the run checks it as any bound (docs/strength.md measures the
     error rates when it is too small)."""
 
