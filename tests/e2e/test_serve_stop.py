@@ -106,6 +106,14 @@ def _kill(server: int, pids: list[int]) -> None:
             pass
 
 
+def _ended_with_its_server(submit: threading.Thread) -> None:
+    """The submitting command (in this process, ``run_in_process``) ends with its server: it ran
+    on, unjoined, into later tests, whose in-process commands swap the same standard streams
+    (an "I/O operation on closed file" in its thread, blamed on another test)."""
+    submit.join(60)
+    assert not submit.is_alive(), "arbiter bots submit ran on after its server had ended"
+
+
 def test_a_stop_ends_a_server_that_checks_a_submission_and_its_check(tmp_path, monkeypatch):
     """The first stop waited for the whole check (the self-test's 200 decisions of half a
     second here), and a second stop was then the only way out. Now the stop ends the
@@ -120,12 +128,14 @@ def test_a_stop_ends_a_server_that_checks_a_submission_and_its_check(tmp_path, m
     checks: list[int] = []
     try:
         token = auth.read(s.credentials).authors["alice"]
-        threading.Thread(target=run_in_process, args=("bots", "submit", str(tmp_path / "slow"), "--name", "slow",
-                                                     "--server", s.address, "--token", token), daemon=True).start()
+        submit = threading.Thread(target=run_in_process, args=("bots", "submit", str(tmp_path / "slow"), "--name",
+                                                               "slow", "--server", s.address, "--token", token), daemon=True)
+        submit.start()
         checks += _check_started(s.proc.pid)
         s.proc.send_signal(signal.SIGINT)
         s.proc.wait(timeout=60)  # the check's 100 s of decisions no longer hold it
         assert s.proc.returncode == 0, s.proc.returncode
+        _ended_with_its_server(submit)
         said = s.proc.stdout.read()  # the stop said as it begins, and once it is over
         assert "arbiter stopping (a second Ctrl-C" in said and said.rstrip().endswith("arbiter stopped"), said
         assert not _ended(checks, 15), "the check's processes outlived the server"
@@ -198,8 +208,9 @@ def test_a_second_stop_ends_a_server_whose_graceful_stop_is_held(tmp_path, monke
         s = start_serve("--bots-db", str(db), "--author", "alice")
         try:
             token = auth.read(s.credentials).authors["alice"]
-            threading.Thread(target=run_in_process, args=("bots", "submit", str(bot), "--name", "packaged",
-                                                         "--server", s.address, "--token", token), daemon=True).start()
+            submit = threading.Thread(target=run_in_process, args=("bots", "submit", str(bot), "--name", "packaged",
+                                                                   "--server", s.address, "--token", token), daemon=True)
+            submit.start()
             pip, _ = index.accept()  # the check is installing the bot's packages
             s.proc.send_signal(signal.SIGINT)
             assert s.proc.stdout.readline().strip() == "arbiter stopping (a second Ctrl-C or SIGTERM ends it at once)"
@@ -208,6 +219,7 @@ def test_a_second_stop_ends_a_server_whose_graceful_stop_is_held(tmp_path, monke
             s.proc.wait(timeout=30)
             assert s.proc.returncode == -signal.SIGINT, s.proc.returncode
             assert "arbiter stopped" not in s.proc.stdout.read()  # it did not: the signal ended it
+            _ended_with_its_server(submit)
             with pip:  # the install ended with the server: its connection closed
                 pip.settimeout(60)
                 while pip.recv(65536):
