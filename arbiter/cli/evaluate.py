@@ -189,10 +189,12 @@ def evaluate(
             kind = "normal"  # the plan says the betting test needs --bounds here, and runs the others
         test = _run(_sprt, kind, sprt, alpha, beta, bounds, min_deals, sprt_model,
                     lambda: _run(known_bounds, game, options, preset), sd_bound, plan)
-        if not sequential_given and sd_bound is None and db is not None and not plan and not luck_adjusted:
+        if not sequential_given and sd_bound is None and bounds is None and db is not None and not plan \
+                and not luck_adjusted:
             from arbiter.rating.catoni import OwnDealsOrBetting
 
-            # the store says which: the variance-bounded test on this pair's own 100 deals, else betting
+            # no test named (--bounds names the betting test): the store says which, the variance-bounded
+            # test on this pair's own 100 deals, else betting
             test = OwnDealsOrBetting(test)
     else:  # a test's flags without the test were dropped without a word
         given = [flag for flag, on in (("--sequential", sequential_given), ("--bounds", bounds is not None),

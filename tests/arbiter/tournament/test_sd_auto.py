@@ -125,6 +125,11 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     assert r.exit_code == 0 and "variance-bounded test" in text, r.output
     assert re.search(r"\(the default where the store holds this pair's own deals: 1\.1\dx [\d.]+, the s\.d\. of the deal "
                      r"margins of this pair's 1\d\d stored deals", text) and "--sd-bound auto would" not in text
+    # --bounds names the betting test: the store does not choose over it (it chose, dropping the flag)
+    r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--bounds", "-300,300", "--db", db, "--seed", "3", "--deals", "3"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "betting test (anytime-valid, any distribution; margin, bounds -300..300)" in text, r.output
+    assert "the default until the store holds" not in text
 
 
 def test_an_edited_bot_on_the_same_seed_adds_its_deals_and_the_same_bot_does_not(tmp_path) -> None:
