@@ -87,7 +87,7 @@ from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, RegistryError, lookup, registry_dir
 from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
-from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
+from arbiter.rating.catoni import AutoVarianceTest, VarianceTest, stored_form
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.rating.ratings import forfeit_stake, forfeits_line
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
@@ -263,6 +263,9 @@ class ArenaSpec:
     # "remote": the entrants are the bots connected to the arena's server with their bot
     # tokens (their own machines), matched only among themselves; see ``Arena``.
     division: str = option("hosted", choices=DIVISIONS)
+    # not a setting: the variance-bounded gate's form as a ladder stored before the forms were
+    # named began it ("catoni"; ``resumed_as``), so that it resumes on its rules (None: today's)
+    kept_gate_form: str | None = field(default=None, metadata={"in_files": False})
 
     @property
     def display_name(self) -> str:
@@ -328,10 +331,11 @@ class ArenaSpec:
         if auto:
             self.gate_betting()  # a trial with too short a history runs it: its bounds must be known
         try:
-            return sequential_test(kind, str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals,
+            test = sequential_test(kind, str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals,
                                    sd_bound=self.gate_sd_bound)
         except ValueError as exc:
             raise _gate_error(exc) from None
+        return test if self.kept_gate_form is None else replace(test, form=self.kept_gate_form)
 
     def gate_betting(self) -> BettingTest:
         """The gate's betting test: by default its test, and with ``gate_sd_bound = "auto"`` the
@@ -361,6 +365,8 @@ class ArenaSpec:
         if self.gate is not None and self.gate_kind is None and self.gate_sd_bound is None \
                 and isinstance(gate, dict) and "test" not in gate:
             return replace(self, gate_kind="normal")
+        if self.gate is not None and self.gate_sd_bound is not None and (form := stored_form(gate)) is not None:
+            return replace(self, kept_gate_form=form)  # the variance-bounded gate's form as it began
         return self
 
     def match_config(self, seed: int, match_id: str) -> MatchConfig:

@@ -13,20 +13,29 @@ that deal out (a 2% chance of -900 is an s.d. of 133), and lets a test be as sho
 normal SPRT, on any shape: skewed, heavy-tailed, discrete.
 
 The test (Wang & Ramdas 2023, "Catoni-style confidence sequences for heavy-tailed mean
-estimation", with Catoni's influence function φ(x) = log(1 + x + x²/2) for x >= 0 and
--log(1 - x + x²/2) below):
+estimation", tightened where their closed form does not need it):
 
-* Evidence for H1 (against H0: mean <= m0): log K0 = Σ φ(λ_i (x_i - m0)) - λ_i² S² / 2, λ_i >= 0
-  chosen from deals 1..i-1 only. Since e^φ(y) <= 1 + y + y²/2 for every y and φ is
-  nondecreasing, E e^φ(λ(x - m0)) <= E e^φ(λ(x - μ)) <= 1 + λ² σ² / 2 <= e^(λ² S² / 2) whenever
-  μ <= m0 and σ <= S: K0 is a nonnegative supermartingale under H0, and by Ville's inequality it
-  ever reaches 1/α with chance at most α, at every stopping time, with no minimum of deals.
+* Evidence for H1 (against H0: mean <= m0): log K0 = Σ ψ(λ (x_i - m0)) - log(1 + λ² S² / 2), λ >= 0
+  fixed before the first deal. ψ is the largest nondecreasing function with e^ψ(y) <= 1 + y + y²/2
+  (``psi``: log(1 + y + y²/2) from y = -1 on, log(1/2) below). Since ψ is nondecreasing,
+  E e^ψ(λ(x - m0)) <= E e^ψ(λ(x - μ)) <= E [1 + λ(x - μ) + λ²(x - μ)²/2] = 1 + λ² σ² / 2
+  <= 1 + λ² S² / 2 whenever μ <= m0 and σ <= S: K0 is a nonnegative supermartingale under H0,
+  and by Ville's inequality it ever reaches 1/α with chance at most α, at every stopping time,
+  with no minimum of deals.
 * Evidence for H0 (against H1: mean >= m1): the same on m1 - x_i, at 1/β.
-* The bet: one λ for every deal, the one that maximizes φ(λ d) - λ² S² / 2 for d = m1 - m0
-  (about d / S²): growth-optimal for a mean at the other hypothesis. Raising it when the
-  running mean says the bots are further apart (as the betting test does) cut the deals of a
-  bot far better (2.6 against 4.1) but cost 5-20% near the hypotheses, where a test is
-  slowest (docs/strength.md), so it is not done.
+* The bet: one λ for every deal, the one that maximizes the mean growth E ψ(λ (x - m0)) -
+  log(1 + λ² S² / 2) for normal deals at the other hypothesis with s.d. S (``bet``; about
+  d / S² for d = m1 - m0 small against S). Raising it when the running mean says the bots are
+  further apart (as the betting test does) cut the deals of a bot far better (2.6 against 4.1)
+  but cost 5-20% near the hypotheses, where a test is slowest (docs/strength.md), so it is not done.
+
+Wang and Ramdas's own form (``form="catoni"``: Catoni's φ(y) = log(1 + y + y²/2) for y >= 0 and
+-log(1 - y + y²/2) below, and the penalty λ² S² / 2, e^a >= 1 + a) is kept for the evaluations and
+ladders stored before December 2026 (their specs name no form). ψ >= φ everywhere (a deal far on
+the wrong side costs at most log 2, where φ's cost grows without end) and log(1 + a) < a, so the
+same deals give at least as much evidence: 0.86x against 1.02x the fixed test's deals on the close
+Spades pair at 0,50, 0.77x against 0.84x at 0,20, from 100 deals read (docs/strength.md, "The
+tighter wealth").
 
 The assumption is checked as the deals come: consecutive deals pair up, and z = (x - x')² / 2
 has mean σ² exactly on any distribution, so a gambler betting z > S² (wealth Π (1 + γ (z / S²
@@ -44,10 +53,11 @@ else its kin's (``arbiter.tournament.evaluate.sd_from_store``), checked as any b
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from arbiter.rating.sprt import FINEST, Decided, Scanned, _z, both_reached, check_rates, check_scale, decide
 from arbiter.rating.stats import MeanSE, Moments
@@ -73,15 +83,64 @@ def auto_room(deals: int) -> float:
     return 1.0 + AUTO_ROOM_Z / math.sqrt(max(deals, 1))
 
 
+#: The gambler's wealth per deal (``VarianceTest.form``): "minorant" (ψ and log(1 + λ² S² / 2),
+#: since December 2026) or "catoni" (Wang and Ramdas's φ and λ² S² / 2: a stored spec naming no form).
+FORM = "minorant"
+FORMS = ("minorant", "catoni")
+_NORMAL = [NormalDist().inv_cdf((k + 0.5) / 64) for k in range(64)]  # 64 quantiles of the standard normal
+
+
 def phi(x: float) -> float:
-    """Catoni's influence function (the widest one): log(1 + x + x²/2), odd."""
+    """Catoni's influence function (the widest one): log(1 + x + x²/2), odd (``form="catoni"``)."""
     return math.copysign(math.log1p(abs(x) + x * x / 2), x)
 
 
-def bet(d: float, s2: float) -> float:
-    """The λ that maximizes φ(λ d) - λ² S² / 2, the growth of a gambler's log-wealth at a mean
-    d away when the s.d. is S: d / S² while λ d is small, less where φ flattens (a bot far
-    better: a bet of d / S² would lose to the penalty λ² S² / 2)."""
+def psi(x: float) -> float:
+    """The largest nondecreasing function whose exponential is at most 1 + x + x²/2: that
+    polynomial's log from its minimum at x = -1 on, log(1/2) below (``form="minorant"``)."""
+    return math.log1p(x + x * x / 2) if x >= -1.0 else -math.log(2.0)
+
+
+def influence(form: str) -> Callable[[float], float]:
+    """The function of a deal's centred, scaled margin a gambler's log-wealth adds: ψ or φ."""
+    return psi if form == "minorant" else phi
+
+
+def penalty(lam: float, s2: float, form: str) -> float:
+    """What a gambler's log-wealth gives up per deal at stake ``lam`` when the s.d. is at most √s2."""
+    a = lam * lam * s2 / 2
+    return math.log1p(a) if form == "minorant" else a
+
+
+def growth(lam: float, gap: float, sd: float, s2: float, form: str = FORM) -> float:
+    """A gambler's mean log-wealth per deal at stake ``lam`` when the deals are normal with s.d.
+    ``sd``, ``gap`` past the hypothesis it bets against, the bound S = √s2 (64 quantiles)."""
+    f = influence(form)
+    return sum(f(lam * (gap + sd * q)) for q in _NORMAL) / 64 - penalty(lam, s2, form)
+
+
+@functools.lru_cache(maxsize=4096)
+def bet(d: float, s2: float, form: str = FORM) -> float:
+    """The stake λ of both gamblers: ``form="minorant"``, the one that maximizes ``growth`` at a
+    mean d away with s.d. S (a golden-section search in λ d; the growth is one-peaked there);
+    ``"catoni"``, Wang and Ramdas's: the λ that maximizes φ(λ d) - λ² S² / 2."""
+    if form == "minorant":
+        sd = math.sqrt(s2)
+        g = lambda u: growth(u / d, d, sd, s2, form)  # noqa: E731
+        lo, hi = 0.0, 4.0 * max(1.0, s2 / (d * d), d * d / s2)
+        inv = (math.sqrt(5) - 1) / 2
+        a, b = hi - inv * (hi - lo), lo + inv * (hi - lo)
+        ga, gb = g(a), g(b)
+        for _ in range(60):
+            if ga < gb:
+                lo, a, ga = a, b, gb
+                b = lo + inv * (hi - lo)
+                gb = g(b)
+            else:
+                hi, b, gb = b, a, ga
+                a = hi - inv * (hi - lo)
+                ga = g(a)
+        return (lo + hi) / 2 / d
     r2 = s2 / (d * d)  # solve φ'(u) = u r² for u = λ d; φ'(u) = (1 + u) / (1 + u + u²/2), falling from 1
     lo, hi = 0.0, 1.0 / r2
     for _ in range(40):
@@ -161,10 +220,12 @@ class VarianceTest(Scanned):
     alpha: float = 0.05
     beta: float = 0.05
     min_deals: int = 0  # none is needed for validity; kept for the interface
+    form: str = FORM  # the gambler's wealth per deal (``FORMS``): "catoni" for a spec stored before it was named
     kind = "margin"
     name = "variance"
 
     def __post_init__(self) -> None:
+        check_form(self.form)
         for k in ("m0", "m1", "sd_bound"):
             if not math.isfinite(getattr(self, k)):
                 raise ValueError(f"sprt: {k} must be a finite number, got {getattr(self, k)!r}")
@@ -186,17 +247,15 @@ class VarianceTest(Scanned):
     def bet(self) -> float:
         """Both gamblers' stake λ on every deal: growth-optimal for a mean at the other
         hypothesis, the gap m1 - m0 away (``bet``)."""
-        return bet(self.m1 - self.m0, self.sd_bound ** 2)
+        return bet(self.m1 - self.m0, self.sd_bound ** 2, self.form)
 
     def expected_deals(self, sd: float | None = None) -> float:
         """Roughly the deals it needs at M1 (and, alike, at M0) when the deals are normal with
-        s.d. ``sd`` (the bound by default): log(1/α) over the gambler's mean growth per deal,
-        E φ(λ (x - m0)) - λ² S² / 2 (the mean over 64 quantiles of the normal)."""
+        s.d. ``sd`` (the bound by default): log(1/α) over the gambler's mean growth per deal
+        (``growth``: E ψ(λ (x - m0)) - log(1 + λ² S² / 2), the mean over 64 quantiles of the normal)."""
         sd = self.sd_bound if sd is None else sd
-        lam, gap = self.bet, self.m1 - self.m0
-        qs = [NormalDist().inv_cdf((k + 0.5) / 64) for k in range(64)]
-        growth = sum(phi(lam * (gap + sd * q)) for q in qs) / 64 - lam * lam * self.sd_bound ** 2 / 2
-        return math.log(1 / self.alpha) / growth if growth > 0 else math.inf
+        g = growth(self.bet, self.m1 - self.m0, sd, self.sd_bound ** 2, self.form)
+        return math.log(1 / self.alpha) / g if g > 0 else math.inf
 
     def start(self) -> "VarianceRun":
         return VarianceRun(self)
@@ -215,7 +274,7 @@ class VarianceTest(Scanned):
                 f"goes) H0: {self.m0:g} or less, H1: {self.m1:g} or more (alpha {self.alpha:g}, beta {self.beta:g})")
 
     def to_json(self) -> dict:
-        return {"test": self.name, **asdict(self)}
+        return _with_form({"test": self.name, **asdict(self)}, self.form)
 
 
 @dataclass
@@ -239,16 +298,17 @@ class VarianceRun:
         t = self.test
         s2 = self._s2 = t.sd_bound ** 2
         lam = self._lam = t.bet
-        self._penalty = lam * lam * s2 / 2
+        self._penalty = penalty(lam, s2, t.form)
+        self._f = influence(t.form)
 
     def add(self, x: float) -> None:
         t = self.test
         self._moments.add(x)
         s2 = self._s2
         if self._decision is None and not self._contradicted:
-            lam = self._lam
-            self.log_h1 += phi(lam * (x - t.m0)) - self._penalty
-            self.log_h0 += phi(lam * (t.m1 - x)) - self._penalty
+            lam, f = self._lam, self._f
+            self.log_h1 += f(lam * (x - t.m0)) - self._penalty
+            self.log_h0 += f(lam * (t.m1 - x)) - self._penalty
         if self._last is None:
             self._last = x
         else:
@@ -301,11 +361,12 @@ class AutoVarianceTest:
     min_deals: int = 0
     room: float | None = None  # None: ``auto_room`` of the deals read
     history: int = AUTO_HISTORY  # the least deals of a pair read
+    form: str = FORM
     kind = "margin"
     name = "variance"
 
     def __post_init__(self) -> None:
-        VarianceTest(self.m0, self.m1, 1.0, self.alpha, self.beta, self.min_deals)  # the same checks, named alike
+        VarianceTest(self.m0, self.m1, 1.0, self.alpha, self.beta, self.min_deals, self.form)  # the same checks, named alike
         if self.room is not None and not (math.isfinite(self.room) and self.room >= 1):
             raise ValueError(f"sd-bound: the room over the s.d. seen must be at least 1, got {self.room!r}")
         if not isinstance(self.history, int) or self.history < 2:
@@ -322,12 +383,12 @@ class AutoVarianceTest:
         if not (math.isfinite(sd) and sd > 0):
             raise ValueError(f"sd-bound: an s.d. to bound must be above 0, got {sd!r}")
         room = self.room_for(self.history) if room is None else room
-        return VarianceTest(self.m0, self.m1, round_up(room * sd), self.alpha, self.beta, self.min_deals)
+        return VarianceTest(self.m0, self.m1, round_up(room * sd), self.alpha, self.beta, self.min_deals, self.form)
 
     def to_json(self) -> dict:
-        return {"test": self.name, "m0": self.m0, "m1": self.m1, "sd_bound": "auto",
-                "room": "by deals" if self.room is None else self.room,
-                "history": self.history, "alpha": self.alpha, "beta": self.beta, "min_deals": self.min_deals}
+        return _with_form({"test": self.name, "m0": self.m0, "m1": self.m1, "sd_bound": "auto",
+                           "room": "by deals" if self.room is None else self.room, "history": self.history,
+                           "alpha": self.alpha, "beta": self.beta, "min_deals": self.min_deals}, self.form)
 
 
 @dataclass(frozen=True)
@@ -337,16 +398,21 @@ class OwnDealsOrBetting:
     where the store holds ``history`` deals of this very pair, every one played by today's bot
     files; the ``betting`` test otherwise (``arbiter.tournament.evaluate.default_choice``). With
     the pair's own 100 deals that bound held every error rate within nominal on every pool
-    measured, skewed and heavy-tailed ones too, at 0.83x the fixed test's deals on the close
-    Spades pair at 0,20, where the betting test within ±900 needs 5.1x (docs/strength.md); a bound
+    measured, skewed and heavy-tailed ones too (within nominal + 0.015 in today's form), at 0.77x
+    the fixed test's deals on the close Spades pair at 0,20 and 0.86x at 0,50, where the betting
+    test within ±900 needs 5.1x and 11x (docs/strength.md); a bound
     borrowed from other bots, or from another version of one, is no such evidence (a third too
     small, the error rates double), so those runs keep the betting test, valid on any shape."""
 
     betting: BettingTest
     room: float | None = None  # None: ``auto_room`` of the deals read
     history: int = AUTO_HISTORY
+    form: str = FORM  # the variance-bounded test's
     kind = "margin"
     name = "default"
+
+    def __post_init__(self) -> None:
+        check_form(self.form)
 
     @property
     def m0(self) -> float:
@@ -359,8 +425,46 @@ class OwnDealsOrBetting:
     def auto(self) -> AutoVarianceTest:
         """The variance-bounded test it runs on the pair's own deals, its bound still to be read."""
         b = self.betting
-        return AutoVarianceTest(b.m0, b.m1, b.alpha, b.beta, b.min_deals, self.room, self.history)
+        return AutoVarianceTest(b.m0, b.m1, b.alpha, b.beta, b.min_deals, self.room, self.history, self.form)
 
     def to_json(self) -> dict:
-        return {"test": self.name, "betting": self.betting.to_json(), "room": "by deals" if self.room is None else self.room,
-                "history": self.history}
+        return _with_form({"test": self.name, "betting": self.betting.to_json(),
+                           "room": "by deals" if self.room is None else self.room, "history": self.history}, self.form)
+
+
+def check_form(form: Any) -> None:
+    if form not in FORMS:
+        raise ValueError(f"sprt: the variance-bounded test's form must be one of {', '.join(FORMS)}, got {form!r}")
+
+
+def _with_form(d: dict, form: str) -> dict:
+    """A test's JSON with its form, which a spec stored before forms were named leaves out ("catoni")."""
+    d.pop("form", None)
+    return d if form == "catoni" else {**d, "form": form}
+
+
+VARIANCE_FAMILY = ("variance", "default")  # the JSON "test" of the tests that carry a form
+
+
+def stored_form(js: Any) -> str | None:
+    """The form a stored test's JSON (``to_json``) runs in: "catoni" where it names none (stored
+    before December 2026); None for a test of another kind."""
+    if not isinstance(js, Mapping) or js.get("test") not in VARIANCE_FAMILY:
+        return None
+    return str(js.get("form", "catoni"))
+
+
+def as_stored(test: Any, js: Any) -> Any:
+    """``test`` in the form of the stored test ``js`` it resumes (the same test but for the form:
+    ``in_stored_form``): an evaluation or ladder goes on testing as it began."""
+    form = stored_form(js)
+    if form is None or getattr(test, "form", None) in (None, form) or form not in FORMS:
+        return test
+    return replace(test, form=form)
+
+
+def without_form(js: Any) -> Any:
+    """A test's JSON as a spec stored before forms were named wrote it (None: it has no form to drop)."""
+    if stored_form(js) is None or "form" not in js:
+        return None
+    return {k: v for k, v in js.items() if k != "form"}

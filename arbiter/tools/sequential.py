@@ -184,22 +184,25 @@ class FromHistory:
 
 
 def variance_rows(runs: int = 2000, seed: int = 0, room: float | None = None,
-                  history: int | None = None) -> Iterator[dict[str, Any]]:
+                  history: int | None = None, form: str | None = None) -> Iterator[dict[str, Any]]:
     """The variance-bounded test (``arbiter.rating.catoni``) with the s.d. bound ``room`` x each
     distribution's true s.d. (default 1.0): every hard pool at M 0,10 (and far, at 150), then the
     recorded deals ``shifted`` to M0 and M1 (real shapes; Spades at 0,20 and 0,50 too). "fixed":
     the fixed-length normal test at the true s.d.; for the Spades rows at the s.d. of 38 the issue
     sized them with. With ``history``: ``--sd-bound auto`` instead, each run's bound ``room``
     (default ``auto_room(history)``, as ``auto`` reads it: 1.2 at 100) x the s.d. of ``history``
-    deals of its own from the same pool (``FromHistory``); "S" is then the mean of the runs' bounds."""
-    from arbiter.rating.catoni import AutoVarianceTest, VarianceTest, auto_room
+    deals of its own from the same pool (``FromHistory``); "S" is then the mean of the runs' bounds.
+    ``form``: the gambler's wealth (``catoni.FORMS``; default today's, ``catoni.FORM``)."""
+    from arbiter.rating.catoni import FORM, AutoVarianceTest, VarianceTest, auto_room
 
     room = room if room is not None else auto_room(history) if history else 1.0
+    form = form or FORM
 
     def test_for(m0: float, m1: float, pool: Sequence[float], sd: float, tag: str) -> Any:
         if history:
-            return FromHistory(AutoVarianceTest(m0, m1, room=room), pool, history, random.Random(f"{tag}:history"))
-        return VarianceTest(m0, m1, room * sd)
+            return FromHistory(AutoVarianceTest(m0, m1, room=room, form=form), pool, history,
+                               random.Random(f"{tag}:history"))
+        return VarianceTest(m0, m1, room * sd, form=form)
 
     def bound(t: Any, sd: float) -> float:
         return sum(t.bounds) / len(t.bounds) if history else room * sd
@@ -379,6 +382,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                                                             "(default 1.0; with --history, over the history's: 1.2)")
     p.add_argument("--history", type=int, default=None, help="with --variance: --sd-bound auto, each run's bound read "
                                                              "from this many earlier deals of its own")
+    p.add_argument("--form", choices=("minorant", "catoni"), default=None, help="with --variance: the gambler's wealth "
+                   "per deal (default minorant, today's; catoni: Wang and Ramdas's, the tables measured before December 2026)")
     p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
                                                          "recorded Spades deals, bounds ±130..±900")
     p.add_argument("--plan", action="store_true", help="arbiter evaluate --plan read from 100 stored deals against "
@@ -393,7 +398,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         out(_md(rows_, list(rows_[0])))
         return
     if a.variance:
-        out(_md(list(variance_rows(a.runs, a.seed, a.room, a.history)), ["deals", "M", "S", "alpha", "beta", "deals_m0", "deals_m1",
+        out(_md(list(variance_rows(a.runs, a.seed, a.room, a.history, a.form)), ["deals", "M", "S", "alpha", "beta", "deals_m0", "deals_m1",
                                                               "fixed", "length", "far_deals", "undecided"]))
         return
     if a.recorded:

@@ -77,7 +77,7 @@ from arbiter.tournament.spec import in_stored_form
 from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, auto_room
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, as_stored, auto_room, without_form
 from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
@@ -525,6 +525,8 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
     names = [default_name(keyed)]
     if dict(spelt) != spec["options"]:  # as an arbiter that stored the options as given named it
         names.append(default_name({**keyed, "options": dict(spelt)}))
+    if (old := without_form(spec.get("sprt"))) is not None:  # as one stored before the test's forms named it
+        names.append(default_name({**keyed, "sprt": old}))
     if fresh:
         return names[0], None, spec
     for candidate in names:
@@ -697,6 +699,7 @@ def evaluate(
         if name is not None and (taken := name_taken(name)):  # "" is a blank name, refused, not the default name
             raise ConfigError(f"--name {name[:80]!r}: {taken}")
         result.stored_as, stored, spec = continued(store, spec, contents, name, fresh, spelt)
+        sprt = result.sprt = as_stored(sprt, spec.get("sprt"))  # one begun in an earlier form goes on in it
         if stored is None and name is None and not fresh and contents:
             result.edited = edited_since(store, spec, contents)
         if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read

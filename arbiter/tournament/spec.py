@@ -51,6 +51,7 @@ from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, 
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
+from arbiter.rating.catoni import without_form
 from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game, typed_options
@@ -380,6 +381,8 @@ def in_stored_form(key: dict[str, Any], stored: Mapping[str, Any] | None) -> dic
     them where they mean the same: a tournament stored before options were typed
     (``spec_from_dict``) keeps ``-o deals=1`` as the text "1", and the same command resumes it
     rather than be refused as another spec. Other values stay another spec."""
+    if stored is not None and (old_test := without_form(key.get("sprt"))) is not None and old_test == stored.get("sprt"):
+        key = {**key, "sprt": old_test}  # a variance-bounded test stored before its forms were named: its own form
     old = stored.get("options") if stored is not None else None
     if not isinstance(old, dict) or old == key.get("options"):
         return key

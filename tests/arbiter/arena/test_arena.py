@@ -494,6 +494,26 @@ def test_a_gate_begun_on_the_normal_sprt_resumes_on_it(tmp_path):
     new.close()
 
 
+
+def test_a_variance_gate_begun_in_the_catoni_form_resumes_in_it(tmp_path):
+    """A ladder with ``[gate] sd_bound`` stored before the test's forms were named (its gate's
+    JSON names no form: Wang and Ramdas's Catoni form) resumes on that form, not refused as other
+    settings and not switched mid-trial; a new ladder gets today's form, named in its spec."""
+    db = tmp_path / "a.sqlite"
+    old = Arena(replace(_spec(gate="0,40", gate_sd_bound=400), kept_gate_form="catoni"), db, poll=0)  # as stored then
+    _run(old, 1)
+    assert "form" not in old.tables.arena("t").spec["gate"]
+    old.close()
+    again = Arena(_spec(gate="0,40", gate_sd_bound=400), db, poll=0)
+    _run(again, 1)
+    assert again.spec.gate_test().form == "catoni" and again.finished == 1
+    again.close()
+    new = Arena(_spec(gate="0,40", gate_sd_bound=400, name="u"), db, poll=0)
+    _run(new, 1)
+    assert new.tables.arena("u").spec["gate"]["form"] == "minorant" and new.spec.gate_test().form == "minorant"
+    new.close()
+
+
 HISTORY = 20
 
 

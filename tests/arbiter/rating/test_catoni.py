@@ -15,7 +15,7 @@ from importlib import resources
 import pytest
 
 from arbiter.rating.betting import sequential_test
-from arbiter.rating.catoni import VarianceTest, bet, phi
+from arbiter.rating.catoni import VarianceTest, bet, growth, phi, psi
 from arbiter.rating.sprt import H0, H1, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.tools.sequential import _centred, _scaled, measure
@@ -24,15 +24,54 @@ from arbiter.tournament.evaluate import EvalResult
 DATA = resources.files("arbiter.tools") / "data"
 
 
-def test_phi_is_catonis_and_the_bet_maximizes_the_growth() -> None:
+def test_phi_is_catonis_and_the_catoni_bet_maximizes_its_growth() -> None:
     assert phi(0.0) == 0 and phi(1.0) == pytest.approx(math.log(2.5)) and phi(-1.0) == pytest.approx(-math.log(2.5))
     for y in (-5.0, -1.0, -0.1, 0.3, 4.0):  # the inequality validity rests on
         assert math.exp(phi(y)) <= 1 + y + y * y / 2 + 1e-12
     d, s2 = 20.0, 40.0 ** 2
-    lam = bet(d, s2)
-    growth = lambda l: phi(l * d) - l * l * s2 / 2  # noqa: E731
-    assert growth(lam) >= max(growth(lam * 0.9), growth(lam * 1.1))
+    lam = bet(d, s2, "catoni")
+    g = lambda l: phi(l * d) - l * l * s2 / 2  # noqa: E731
+    assert g(lam) >= max(g(lam * 0.9), g(lam * 1.1))
     assert lam == pytest.approx(d / s2, rel=0.05)  # small λ d: about d / S²
+
+
+def test_psi_is_the_largest_nondecreasing_function_under_the_bound() -> None:
+    """What the supermartingale rests on: e^ψ(y) <= 1 + y + y²/2 everywhere, ψ nondecreasing,
+    and no nondecreasing function is larger (ψ meets the bound from its minimum at -1 on, and
+    below -1 any nondecreasing f has f(y) <= f(-1) <= log(1/2)); ψ >= φ, so the same deals give
+    at least Catoni's evidence."""
+    ys = [k / 100 for k in range(-1000, 1001)]
+    for y in ys:
+        assert math.exp(psi(y)) <= 1 + y + y * y / 2 + 1e-12
+        assert psi(y) >= phi(y) - 1e-12
+        if y >= -1:
+            assert math.exp(psi(y)) == pytest.approx(1 + y + y * y / 2)
+    assert all(psi(a) <= psi(b) for a, b in zip(ys, ys[1:]))
+    assert psi(-1e9) == psi(-1.0) == pytest.approx(math.log(0.5))  # a deal far on the wrong side costs log 2
+
+
+@pytest.mark.parametrize("d,sd", [(50.0, 45.6), (20.0, 45.6), (10.0, 88.0), (50.0, 20.0)])
+def test_the_bet_maximizes_the_mean_growth_at_the_other_hypothesis(d: float, sd: float) -> None:
+    lam = bet(d, sd * sd)
+    g = lambda l: growth(l, d, sd, sd * sd)  # noqa: E731
+    assert g(lam) > 0
+    assert g(lam) >= max(g(lam * f) for f in (0.5, 0.9, 0.99, 1.01, 1.1, 2.0)) - 1e-12
+    catoni = VarianceTest(0, d, sd, form="catoni")
+    assert VarianceTest(0, d, sd).expected_deals() < catoni.expected_deals()  # more evidence a deal
+
+
+def test_both_forms_are_valid_where_the_catoni_form_is_slower() -> None:
+    """At a mean exactly at H0 with the true s.d. as the bound, deals whose big losses ψ caps
+    at log 2 (the swings pool: -190 one deal in 20) and normal ones: both forms err within
+    nominal + 0.04 (200 runs), and the minorant needs fewer deals at H1."""
+    pool = _pool("swings")
+    sd = mean_se(pool).sd
+    lengths = {}
+    for form in ("minorant", "catoni"):
+        m = measure(VarianceTest(0, 10, sd, form=form), pool, 200, f"catoni-form:{form}")
+        assert m["alpha"] <= 0.09 and m["beta"] <= 0.09, (form, m)
+        lengths[form] = m["deals_m1"]
+    assert lengths["minorant"] < lengths["catoni"], lengths
 
 
 def test_wealth_by_hand_over_two_deals() -> None:
@@ -42,10 +81,16 @@ def test_wealth_by_hand_over_two_deals() -> None:
     r.add(25.0)
     r.add(-5.0)
     s = r.state()
-    pen = lam * lam * 1600 / 2
-    assert s.log_h1 == pytest.approx(phi(lam * 25) + phi(lam * -5) - 2 * pen)
-    assert s.log_h0 == pytest.approx(phi(lam * (10 - 25)) + phi(lam * 15) - 2 * pen)
+    pen = math.log1p(lam * lam * 1600 / 2)
+    assert s.log_h1 == pytest.approx(psi(lam * 25) + psi(lam * -5) - 2 * pen)
+    assert s.log_h0 == pytest.approx(psi(lam * (10 - 25)) + psi(lam * 15) - 2 * pen)
     assert s.log_check == pytest.approx(math.log1p(0.5 * ((30.0 ** 2 / 2) / 1600 - 1)))  # one pair so far
+    old = VarianceTest(0, 10, 40, form="catoni")
+    r = old.start()
+    r.add(25.0)
+    r.add(-5.0)
+    lam, pen = old.bet, old.bet ** 2 * 1600 / 2
+    assert r.state().log_h1 == pytest.approx(phi(lam * 25) + phi(lam * -5) - 2 * pen)
 
 
 def test_it_decides_both_ways_and_a_wrong_bound_is_caught() -> None:

@@ -803,3 +803,30 @@ def test_a_luck_adjusted_test_is_another_stored_evaluation_than_the_raw_one(tmp_
                          luck=luck_probes("spot", "heuristic", "random", opts))
         again = evaluate("spot", "heuristic", "random", deals=2, seed=1, options=opts, store=store)
         assert again.stored_as == plain.stored_as and again.resumed == 4
+
+
+def test_an_evaluation_stored_in_the_catoni_form_resumes_in_it(tmp_path) -> None:
+    """The variance-bounded test's wealth changed form in December 2026 (``catoni.FORMS``); an
+    evaluation stored before (its spec's test names no form) resumes, by its default name and by
+    --name, in the form it began with, reading the same evidence from its stored deals, where a
+    new one runs today's form."""
+    from arbiter.rating.catoni import VarianceTest
+    from arbiter.store.db import Store
+
+    args = dict(deals=6, seed=3, options={"deals": 1}, transport="inproc")
+    with Store(tmp_path / "a.sqlite") as store:
+        for name in (None, "named"):
+            old = evaluate("spades", "heuristic", "random", store=store, name=name, sprt=VarianceTest(0, 50, 300, form="catoni"),
+                           **args)
+            assert "form" not in store.stored_spec(old.stored_as)["sprt"]  # as an arbiter before the forms wrote it
+            store.db.execute("UPDATE tournaments SET finished = NULL WHERE name = ?", (old.stored_as,))
+            store.db.execute("DELETE FROM matches WHERE deal = ? AND tournament_id = ?",
+                             (old.deals - 1, store.tournament(old.stored_as).id))  # cut off before its last deal
+            resumed = evaluate("spades", "heuristic", "random", store=store, name=name, sprt=VarianceTest(0, 50, 300),
+                               **args)
+            assert resumed.stored_as == old.stored_as and resumed.sprt.form == "catoni"
+            assert resumed.sprt_state == old.sprt_state and resumed.resumed == 2 * (old.deals - 1)
+            assert "form" not in store.stored_spec(old.stored_as)["sprt"]
+        new = evaluate("spades", "heuristic", "random", store=store, name="new", sprt=VarianceTest(0, 50, 300), **args)
+        assert new.sprt.form == "minorant" and store.stored_spec("new")["sprt"]["form"] == "minorant"
+        assert new.sprt_state.log_h1 != old.sprt_state.log_h1
