@@ -382,8 +382,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                                                             "(default 1.0; with --history, over the history's: 1.2)")
     p.add_argument("--history", type=int, default=None, help="with --variance: --sd-bound auto, each run's bound read "
                                                              "from this many earlier deals of its own")
-    p.add_argument("--form", choices=("minorant", "catoni"), default=None, help="with --variance: the gambler's wealth "
-                   "per deal (default minorant, today's; catoni: Wang and Ramdas's, the tables measured before December 2026)")
+    p.add_argument("--form", choices=("catoni-log", "catoni"), default=None, help="with --variance: the gambler's wealth "
+                   "per deal (default catoni-log, today's; catoni: Wang and Ramdas's, the tables measured before December 2026)")
     p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
                                                          "recorded Spades deals, bounds ±130..±900")
     p.add_argument("--plan", action="store_true", help="arbiter evaluate --plan read from 100 stored deals against "

@@ -510,7 +510,7 @@ def test_a_variance_gate_begun_in_the_catoni_form_resumes_in_it(tmp_path):
     again.close()
     new = Arena(_spec(gate="0,40", gate_sd_bound=400, name="u"), db, poll=0)
     _run(new, 1)
-    assert new.tables.arena("u").spec["gate"]["form"] == "minorant" and new.spec.gate_test().form == "minorant"
+    assert new.tables.arena("u").spec["gate"]["form"] == "catoni-log" and new.spec.gate_test().form == "catoni-log"
     new.close()
 
 

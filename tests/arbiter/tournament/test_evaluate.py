@@ -828,5 +828,5 @@ def test_an_evaluation_stored_in_the_catoni_form_resumes_in_it(tmp_path) -> None
             assert resumed.sprt_state == old.sprt_state and resumed.resumed == 2 * (old.deals - 1)
             assert "form" not in store.stored_spec(old.stored_as)["sprt"]
         new = evaluate("spades", "heuristic", "random", store=store, name="new", sprt=VarianceTest(0, 50, 300), **args)
-        assert new.sprt.form == "minorant" and store.stored_spec("new")["sprt"]["form"] == "minorant"
+        assert new.sprt.form == "catoni-log" and store.stored_spec("new")["sprt"]["form"] == "catoni-log"
         assert new.sprt_state.log_h1 != old.sprt_state.log_h1
