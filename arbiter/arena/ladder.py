@@ -226,6 +226,9 @@ class ArenaSpec:
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
+        kept_gate_form: Not a setting (no flag, no key in a file): the form of the
+            variance-bounded gate's wealth a ladder stored before its forms were named began
+            with ("catoni"), kept when it resumes; None: today's.
     """
 
     SettingsError: ClassVar[type] = SpecError

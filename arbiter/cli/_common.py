@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import math
 import os
@@ -10,6 +11,8 @@ import signal
 import sys
 import threading
 import time
+import traceback
+import warnings
 from pathlib import Path
 from typing import Annotated, Any, Optional, Sequence
 
@@ -51,9 +54,28 @@ class _Commands(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            err.print("interrupted", highlight=False)
+        except KeyboardInterrupt as exc:
+            interrupted(exc)
             raise typer.Exit(130) from None
+
+
+def interrupted(exc: BaseException) -> None:
+    """Say ``interrupted`` for the KeyboardInterrupt ``exc``, and free what it left half made
+    in silence. A Ctrl-C can land inside an object's making: an event loop's (``asyncio.run``
+    interrupted before its loop had its self-pipe), whose ``__del__`` failed when the
+    interrupt's frames were freed, a traceback under "interrupted" ("Exception ignored in
+    BaseEventLoop.__del__ ... no attribute '_ssock'", "coroutine 'run_tournament' was never
+    awaited"). The frames are cleared here, with such complaints silenced for that moment only."""
+    err.print("interrupted", highlight=False)
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+            traceback.clear_frames(exc.__traceback__)
+            gc.collect()
+    finally:
+        sys.unraisablehook = hook
 
 
 app = typer.Typer(cls=_Commands, help="Card Arena arbiter: host card games between bots, run tournaments, show standings.",
@@ -276,8 +298,8 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
         else:
             raise
         raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        err.print("interrupted", highlight=False)
+    except KeyboardInterrupt as exc:
+        interrupted(exc)
         raise typer.Exit(130) from None
 
 

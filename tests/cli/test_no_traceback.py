@@ -657,3 +657,26 @@ def test_a_game_option_past_any_match_is_refused(world, game, seats, key):
     why = problems(o, ("play",), expect_error=True)
     assert not why, f"{why}:\n{o.describe()}"
     assert key in o.output
+
+
+@pytest.mark.e2e
+def test_an_interrupt_inside_an_event_loops_making_ends_with_one_line() -> None:
+    """A Ctrl-C that lands while ``asyncio.run`` makes its loop (before the loop has its
+    self-pipe) left a half-made loop whose ``__del__`` failed as the process ended: a traceback
+    ("no attribute '_ssock'") and "coroutine ... was never awaited" under "interrupted" (seen in
+    the bench's stop test, whose SIGINT came just after a step's progress line). Now one line."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, asyncio.selector_events as se, typer\n"
+        "from arbiter.cli._common import _run\n"
+        "def make(self): raise KeyboardInterrupt  # the signal, inside the loop's making\n"
+        "se.BaseSelectorEventLoop._make_self_pipe = make\n"
+        "async def work(): pass\n"
+        "try:\n"
+        "    _run(lambda: asyncio.run(work()))\n"
+        "except typer.Exit as e:\n"
+        "    raise SystemExit(e.exit_code)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130 and p.stderr.strip() == "interrupted", p.stderr
