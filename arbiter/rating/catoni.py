@@ -110,12 +110,14 @@ def growth(lam: float, gap: float, sd: float, s2: float, form: str = FORM) -> fl
 @functools.lru_cache(maxsize=4096)
 def bet(d: float, s2: float, form: str = FORM) -> float:
     """The stake λ of both gamblers: ``form="catoni-log"``, the one that maximizes ``growth`` at a
-    mean d away with s.d. S (a golden-section search in λ d; the growth is one-peaked there);
+    mean d away with s.d. S (a golden-section search in log λ d; the growth is one-peaked there);
     ``"catoni"``, Wang and Ramdas's: the λ that maximizes φ(λ d) - λ² S² / 2."""
-    if form != "catoni":
+    r2 = s2 / (d * d)
+    if form != "catoni" and math.isfinite(r2) and 0 < r2 < math.inf:
+        # in t = log(λ d) about the small-stake optimum 1 / r² (d / S²), 400x either way
         sd = math.sqrt(s2)
-        g = lambda u: growth(u / d, d, sd, s2, form)  # noqa: E731
-        lo, hi = 0.0, 4.0 * max(1.0, s2 / (d * d), d * d / s2)
+        g = lambda t: growth(math.exp(t) / d, d, sd, s2, form)  # noqa: E731
+        lo, hi = -math.log(r2) - 6.0, -math.log(r2) + 6.0
         inv = (math.sqrt(5) - 1) / 2
         a, b = hi - inv * (hi - lo), lo + inv * (hi - lo)
         ga, gb = g(a), g(b)
@@ -128,8 +130,8 @@ def bet(d: float, s2: float, form: str = FORM) -> float:
                 hi, b, gb = b, a, ga
                 a = hi - inv * (hi - lo)
                 ga = g(a)
-        return (lo + hi) / 2 / d
-    r2 = s2 / (d * d)  # solve φ'(u) = u r² for u = λ d; φ'(u) = (1 + u) / (1 + u + u²/2), falling from 1
+        return math.exp((lo + hi) / 2) / d
+    # the Catoni form's: solve φ'(u) = u r² for u = λ d; φ'(u) = (1 + u) / (1 + u + u²/2), falling from 1
     lo, hi = 0.0, 1.0 / r2
     for _ in range(40):
         u = (lo + hi) / 2

@@ -49,14 +49,15 @@ def test_the_penalty_is_what_the_proof_needs() -> None:
             assert math.log(mean) <= penalty(lam, s2) + 1e-12
 
 
-@pytest.mark.parametrize("d,sd", [(50.0, 45.6), (20.0, 45.6), (10.0, 88.0), (50.0, 20.0)])
+@pytest.mark.parametrize("d,sd", [(50.0, 45.6), (20.0, 45.6), (10.0, 88.0), (50.0, 20.0), (0.001, 1000.0), (1000.0, 0.5)])
 def test_the_bet_maximizes_the_mean_growth_at_the_other_hypothesis(d: float, sd: float) -> None:
     lam = bet(d, sd * sd)
     g = lambda l: growth(l, d, sd, sd * sd)  # noqa: E731
     assert g(lam) > 0
     assert g(lam) >= max(g(lam * f) for f in (0.5, 0.9, 0.99, 1.01, 1.1, 2.0)) - 1e-12
     catoni = VarianceTest(0, d, sd, form="catoni")
-    assert VarianceTest(0, d, sd).expected_deals() < catoni.expected_deals()  # more evidence a deal
+    # at least as much evidence a deal (the same where the stake is tiny, as at 0.001 against S = 1000)
+    assert VarianceTest(0, d, sd).expected_deals() <= catoni.expected_deals() * (1 + 1e-9)
 
 
 def test_both_forms_are_valid_and_todays_is_shorter() -> None:
