@@ -380,9 +380,12 @@ def in_stored_form(key: dict[str, Any], stored: Mapping[str, Any] | None) -> dic
     """``key`` (the spec a run is stored under) with its options written as ``stored`` writes
     them where they mean the same: a tournament stored before options were typed
     (``spec_from_dict``) keeps ``-o deals=1`` as the text "1", and the same command resumes it
-    rather than be refused as another spec. Other values stay another spec."""
+    rather than be refused as another spec. Likewise a variance-bounded test stored before its
+    forms were named (its JSON names none: the Catoni form, ``arbiter.rating.catoni.FORMS``) is
+    the same test in that form, which the run then keeps (``catoni.as_stored``). Other values
+    stay another spec."""
     if stored is not None and (old_test := without_form(key.get("sprt"))) is not None and old_test == stored.get("sprt"):
-        key = {**key, "sprt": old_test}  # a variance-bounded test stored before its forms were named: its own form
+        key = {**key, "sprt": old_test}
     old = stored.get("options") if stored is not None else None
     if not isinstance(old, dict) or old == key.get("options"):
         return key
