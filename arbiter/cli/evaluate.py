@@ -69,10 +69,11 @@ def evaluate(
                           "--sequential score: A's expected pair score, 0.5 = equal); stops as soon as one is "
                           "accepted.")] = None,
     sequential: Annotated[
-        Optional[str], typer.Option("--sequential", help="With --sprt: betting (the default without --db, or where --db holds "
-                                               "no 100 deals of this pair played by today's bot files: an anytime-valid "
+        Optional[str], typer.Option("--sequential", help="With --sprt: betting (the default without --db: an anytime-valid "
                                                "test on the margin, its error rates hold on any distribution of deals "
-                                               "within --bounds), "
+                                               "within --bounds; with --db where it holds no 100 deals of this pair "
+                                               "played by today's bot files, the default is betting until the run has "
+                                               "played 100 deals, then variance at 1.2x their s.d.), "
                                                "variance (the default with --sd-bound, and with --db where it holds "
                                                "those 100 deals: anytime-valid on any distribution "
                                                "whose s.d. is at most --sd-bound, checked as it goes; as short as "
@@ -167,7 +168,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; the room 1 + 2/sqrt(N) over N deals, less as they grow; else their kin's), and says which. With --db and no test named (--sequential, --sd-bound or --bounds), the store chooses: where it holds 100 deals of this very pair (either order, their other evaluations), every one played by today's bot files, the test is the variance-bounded one at --sd-bound auto's bound (measured within its error rates on every shape tried, docs/strength.md); else the betting test, and the output says why. Without either the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived from the rules of every game under the options played: one Spades hand -900..900, a single game of Spite and Malice -1..1, Spot's and longer matches as wide as their rules allow), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; the room 1 + 2/sqrt(N) over N deals, less as they grow; else their kin's), and says which. With --db and no test named (--sequential, --sd-bound or --bounds), the store chooses: where it holds 100 deals of this very pair (either order, their other evaluations), every one played by today's bot files, the test is the variance-bounded one at --sd-bound auto's bound (measured within its error rates on every shape tried, docs/strength.md); else the betting test until the run itself has played 100 deals of the pair, then the variance-bounded test at 1.2x their s.d., the betting test's evidence carried over (about 3x a fixed test's deals on close Spades bots at 0,20 where the betting test alone takes 5x), and the output says why. Without either the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived from the rules of every game under the options played: one Spades hand -900..900, a single game of Spite and Malice -1..1, Spot's and longer matches as wide as their rules allow), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
@@ -538,7 +539,7 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
               f"beta {p.beta:g}): each test run {p.runs} times on deals drawn from {p.describe_source()}, moved to "
               f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True, markup=False)  # stored names: text
     # with no test named, the one the store's deals choose (OwnDealsOrBetting): the pair's own, today's files
-    default = ("auto",) if default_is_bounded(p.among, p.edited) else ("betting",)
+    default = ("auto",) if default_is_bounded(p.among, p.edited) else ("switch",)
     chosen = {"betting": ("betting",), "variance": ("auto", "variance"), "normal": ("normal",), "default": default}[sequential]
     tests = [r for r in p.rows if r.at_m0 is not None]
     margins = [(f"at {p.m0:g} (H0)", "at_m0", "H1"), (f"at {p.m1:g} (H1)", "at_m1", "H0")]
@@ -557,7 +558,7 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
                      for r in p.rows)
     out.print(f"{said}; fixed: the fixed-length test at s.d. {p.sd:.4g}, normal approximation. *: the test this command "
               f"runs (with no test named: auto where the deals drawn from are this pair's own, all by today's bot files, "
-              f"else betting). (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
+              f"else switch: the betting test until the run's own deals give auto's bound). (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
               f"design; the normal SPRT's hold on near-normal deals only); (H0 x%) at {p.m1:g} likewise, at most beta; "
               f"open: runs undecided at {p.cap} deals. Deals unlike these (a new version that plays otherwise, a rare "
               f"deal not yet seen) need otherwise; nothing was played.", highlight=False, soft_wrap=True)

@@ -411,6 +411,11 @@ class OwnDealsOrBetting:
     def m1(self) -> float:
         return self.betting.m1
 
+    def switching(self) -> "BettingThenVariance":
+        """What it runs where the store holds too few of the pair's own deals: the betting test
+        until this run has played ``history`` of them, then the variance-bounded test on their s.d."""
+        return BettingThenVariance(self.betting, self.history, self.form)
+
     def auto(self) -> AutoVarianceTest:
         """The variance-bounded test it runs on the pair's own deals, its bound still to be read."""
         b = self.betting
@@ -457,3 +462,194 @@ def without_form(js: Any) -> Any:
     if stored_form(js) is None or "form" not in js:
         return None
     return {k: v for k, v in js.items() if k != "form"}
+
+
+@dataclass(frozen=True)
+class SwitchState(Decided):
+    """Where ``BettingThenVariance`` stands: the two gamblers' wealth (the betting test's, times
+    the variance-bounded test's from the switch on), and, once it has switched, after how many
+    deals and at what s.d. bound (``variance``: that test's own state from the switch on)."""
+
+    log_h1: float
+    log_h0: float
+    upper_h1: float
+    upper_h0: float
+    decision: str | None
+    margin: MeanSE  # every deal so far
+    after: int  # the deals it switches after
+    variance: VarianceState | None = None  # None: not switched (yet)
+    read_sd: float | None = None  # the s.d. of the first ``after`` deals, once read
+    clipped: int = 0  # deals the betting test clipped to its bounds
+    #: once read: the deals the variance-bounded test at that s.d. expects, and the least any test
+    #: valid within the betting test's bounds can (it switched where the first is fewer)
+    expected: tuple[float, float] | None = None
+
+    @property
+    def progress(self) -> float:
+        return min(1.0, max(0.0, self.log_h1 / self.upper_h1, self.log_h0 / self.upper_h0))
+
+    @property
+    def contradicted(self) -> bool:
+        return self.variance is not None and self.variance.contradicted
+
+    @property
+    def stopped(self) -> bool:
+        return self.decision is not None or self.contradicted
+
+    @property
+    def verdict(self) -> str:
+        if self.contradicted and not self.decision:
+            return "no decision (the s.d. bound is contradicted)"
+        return super().verdict
+
+    def evidence(self) -> str:
+        said = (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "
+                f"for H0 {_e(self.log_h0)} (at 1/beta = {_e(self.upper_h0)}){both_reached(self)}")
+        if self.variance is None:
+            if self.expected is not None:
+                return said + (f"; the betting test throughout: after {self.after} deals the variance-bounded test at "
+                               f"{auto_room(self.after):g}x their s.d. ({self.read_sd:.4g}) would expect about "
+                               f"{math.ceil(self.expected[0])} deals, no fewer than the bounds let any test need "
+                               f"({math.ceil(self.expected[1])})")
+            return said
+        v = self.variance
+        return (said + f"; the betting test for the first {self.after} deals, then the variance-bounded test at s.d. "
+                f"at most {v.sd_bound:g} ({auto_room(self.after):g}x {self.read_sd:.4g}, the s.d. of those deals), "
+                f"its evidence multiplying the betting test's; {v.assumption()}")
+
+    def to_json(self) -> dict:
+        return {"log_h1": self.log_h1, "log_h0": self.log_h0, "upper_h1": self.upper_h1, "upper_h0": self.upper_h0,
+                "decision": self.decision, "verdict": self.verdict, "deals": self.deals, "mean": self.margin.mean,
+                "se": self.margin.se, "after": self.after, "switched": self.variance is not None,
+                "sd_bound": None if self.variance is None else self.variance.sd_bound, "read_sd": self.read_sd,
+                "log_check": None if self.variance is None else self.variance.log_check,
+                "contradicted": self.contradicted, "clipped": self.clipped}
+
+
+@dataclass(frozen=True)
+class BettingThenVariance(Scanned):
+    """The betting test until ``after`` deals, then the variance-bounded test at ``auto_room(after)``
+    x the s.d. of those deals, **the betting wealth carried over**, where that test expects fewer
+    deals than the betting test's bounds let any test need (``BettingTest.least_deals``: the bounds,
+    not the deals, would set the betting test's length; else the betting test goes on): what ``arbiter evaluate --sprt
+    --db`` runs by default where the store holds too few deals of the pair played by today's bot
+    files to read a bound from before the run (a new version's first evaluation): its own first
+    deals are then the 100 read.
+
+    Valid as each part is: the betting wealth is a supermartingale under H0 on any deals within the
+    bounds; from the switch on each deal multiplies it by a factor whose mean given the past is at
+    most 1 whenever the s.d. is at most S (``VarianceTest``), and S, read from earlier deals only,
+    is chosen before them: the product is a supermartingale, and Ville's inequality holds at every
+    stopping time. The assumption is the ``--sd-bound auto`` default's (the pair's own 100 deals
+    with room; checked as the deals come), measured on every pool: docs/strength.md, "The switch
+    within a run"."""
+
+    betting: BettingTest
+    after: int = AUTO_HISTORY
+    form: str = FORM
+    kind = "margin"
+    name = "switch"
+
+    def __post_init__(self) -> None:
+        check_form(self.form)
+        if not isinstance(self.after, int) or self.after < 2:
+            raise ValueError(f"sprt: the test switches after at least 2 deals, got {self.after!r}")
+
+    @property
+    def m0(self) -> float:
+        return self.betting.m0
+
+    @property
+    def m1(self) -> float:
+        return self.betting.m1
+
+    @property
+    def alpha(self) -> float:  # type: ignore[override]
+        return self.betting.alpha
+
+    @property
+    def beta(self) -> float:  # type: ignore[override]
+        return self.betting.beta
+
+    @property
+    def min_deals(self) -> int:
+        return self.betting.min_deals
+
+    def deal_value(self, seating_margins: Sequence[float]) -> float:
+        return sum(seating_margins) / len(seating_margins)
+
+    def start(self) -> "SwitchRun":
+        return SwitchRun(self)
+
+    def stops(self, state: SwitchState) -> bool:
+        return state.stopped
+
+    def fixed_deals(self, sd: float) -> int:
+        return self.betting.fixed_deals(sd)
+
+    def describe(self) -> str:
+        b = self.betting
+        return (f"betting test (anytime-valid, any distribution; margin, bounds {b.lo:g}..{b.hi:g}) until {self.after} "
+                f"deals, then the variance-bounded test at {auto_room(self.after):g}x their s.d. where it is the quicker "
+                f"(anytime-valid on any shape within it, checked as it goes) H0: {self.m0:g} or less, H1: {self.m1:g} or more (alpha "
+                f"{self.alpha:g}, beta {self.beta:g})")
+
+    def to_json(self) -> dict:
+        return {"test": self.name, "betting": self.betting.to_json(), "after": self.after, "form": self.form}
+
+
+class SwitchRun:
+    """``BettingThenVariance`` one deal at a time."""
+
+    def __init__(self, test: BettingThenVariance) -> None:
+        self.test = test
+        self._betting = test.betting.start()
+        self._variance: VarianceRun | None = None
+        self._seen: list[float] = []
+        self._moments = Moments()
+        self._read_sd: float | None = None
+        self._expected: tuple[float, float] | None = None  # at the switch: the bounded test's deals, the bounds' floor
+
+    @property
+    def n(self) -> int:
+        return self._moments.n
+
+    def add(self, x: float) -> None:
+        self._moments.add(x)
+        if self._variance is not None:
+            self._variance.add(x)
+            return
+        self._betting.add(x)
+        self._seen.append(x)
+        t = self.test
+        if self._betting.decision is None and len(self._seen) == t.after:
+            sd = Moments().extend(self._seen).result().sd
+            if sd and sd > 0:  # every deal alike: no s.d. to read, the betting test goes on
+                self._read_sd = sd
+                b = t.betting
+                bounded = VarianceTest(b.m0, b.m1, round_up(auto_room(t.after) * sd), b.alpha, b.beta, form=t.form)
+                # switched only where the bounds, not the deals, would set the betting test's length: the
+                # bounded test expects fewer deals than any test valid within the bounds can (a choice made
+                # on the deals so far: the wealth stays a supermartingale either way)
+                self._expected = (bounded.expected_deals(sd), max(b.least_deals()))
+                if self._expected[0] < self._expected[1]:
+                    v = VarianceRun(bounded)
+                    v.log_h1, v.log_h0 = self._betting.log_h1, self._betting.log_h0
+                    self._variance = v
+            self._seen = []
+
+    @property
+    def decision(self) -> str | None:
+        return self._variance.decision if self._variance is not None else self._betting.decision
+
+    @property
+    def contradicted(self) -> bool:
+        return self._variance is not None and self._variance.contradicted
+
+    def state(self) -> SwitchState:
+        t, b = self.test, self._betting.state()
+        v = self._variance.state() if self._variance is not None else None
+        src = v if v is not None else b
+        return SwitchState(src.log_h1, src.log_h0, b.upper_h1, b.upper_h0, src.decision, self._moments.result(), t.after,
+                           v, self._read_sd, b.clipped, self._expected)
+

@@ -226,6 +226,38 @@ def variance_rows(runs: int = 2000, seed: int = 0, room: float | None = None,
                "undecided": (at0.undecided + at1.undecided) / (2 * runs), "far_deals": float("nan")}
 
 
+#: The recorded sets' games and options (their bounds for the betting test: ``known_bounds``).
+RECORDED_GAMES = {"spades_heuristic_greedy": ("spades", {"deals": 1}), "spot_search_heuristic": ("spot", {"hands": 1}),
+                  "spot_heuristic_random": ("spot", {"hands": 1})}
+
+
+def switch_rows(runs: int = 300, seed: int = 0, after: int | None = None) -> Iterator[dict[str, Any]]:
+    """The default test of ``arbiter evaluate --sprt --db`` where the store holds too few of the
+    pair's own deals (``catoni.BettingThenVariance``): the betting test until ``after`` deals
+    (default ``AUTO_HISTORY``), then the variance-bounded test on their s.d., the wealth carried
+    over. The pools within ``LO..HI`` at M 0,10; the recorded deals ``shifted`` to M0 and M1 within
+    the bounds their game's rules give; "fixed" as ``variance_rows``'."""
+    from arbiter.rating.betting import known_bounds
+    from arbiter.rating.catoni import AUTO_HISTORY, BettingThenVariance
+
+    after = after or AUTO_HISTORY
+    for name, pool in pools(seed).items():
+        t = BettingThenVariance(BettingTest(M0, M1, LO, HI), after)
+        tag = f"switch:{seed}:{name}:{after}"
+        yield {"deals": name, "M": f"{M0:g},{M1:g}", "bounds": f"{LO:g}..{HI:g}", **measure(t, pool, runs, tag)}
+    for name, (m0, m1) in VARIANCE_RECORDED:
+        xs = _recorded_margins(name)
+        lo, hi = known_bounds(*RECORDED_GAMES[name]) or (min(xs) - SPREAD, max(xs) + SPREAD)
+        t = BettingThenVariance(BettingTest(m0, m1, lo, hi), after)
+        at0 = simulate(t, shifted(xs, m0), m0, runs, 20_000, random.Random(f"switch:{seed}:{name}:{m1}:0"))
+        at1 = simulate(t, shifted(xs, m1), m1, runs, 20_000, random.Random(f"switch:{seed}:{name}:{m1}:1"))
+        fixed = t.fixed_deals(38.0 if name.startswith("spades") else mean_se(xs).sd)
+        yield {"deals": f"recorded {name}", "M": f"{m0:g},{m1:g}", "bounds": f"{lo:g}..{hi:g}", "alpha": at0.p_h1,
+               "beta": at1.p_h0, "deals_m0": at0.mean_deals, "deals_m1": at1.mean_deals, "fixed": fixed,
+               "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed,
+               "undecided": (at0.undecided + at1.undecided) / (2 * runs)}
+
+
 def oracle_rows(name: str = "spades_heuristic_greedy", gaps: Sequence[float] = (20.0, 50.0),
                 halves: Sequence[float] = (130, 150, 200, 260, 400, 900)) -> Iterator[dict[str, Any]]:
     """The fewest deals a betting test within bounds ±B could need on the recorded deals, even
@@ -279,17 +311,21 @@ DEFAULT_GAPS = (20.0, 50.0)
 
 
 def default_round(seed: int, runs: int = 250) -> dict[str, float]:
-    """The default sequential test of ``arbiter evaluate`` (betting, within the bounds the rules
-    derive: ±900 for one Spades hand) on the recorded close pair, ``shifted`` to M0 and M1:
-    its mean deals over the fixed test's at the s.d. of 38 the issue sized it with, and the
-    floor every test valid within those bounds has (``BettingTest.least_deals``), likewise."""
+    """The default sequential test of ``arbiter evaluate --sprt --db`` where the store holds too
+    few of the pair's own deals (``catoni.BettingThenVariance``: betting within the bounds the rules
+    derive, ±900 for one Spades hand, until 100 deals, then the variance-bounded test on their s.d.)
+    on the recorded close pair, ``shifted`` to M0 and M1: its mean deals over the fixed test's at
+    the s.d. of 38 the issue sized it with, and the floor every test valid within those bounds has
+    (``BettingTest.least_deals``), likewise."""
     from arbiter.rating.betting import known_bounds
+    from arbiter.rating.catoni import BettingThenVariance
 
     xs = _recorded_margins("spades_heuristic_greedy")
     lo, hi = known_bounds("spades", {"deals": 1}) or (-900.0, 900.0)
     out = {}
     for m1 in DEFAULT_GAPS:
-        t = BettingTest(0.0, m1, lo, hi)
+        betting = BettingTest(0.0, m1, lo, hi)
+        t = BettingThenVariance(betting)
         at0 = simulate(t, shifted(xs, 0.0), 0.0, runs, 20_000, random.Random(f"default:{seed}:{m1}:0"))
         at1 = simulate(t, shifted(xs, m1), m1, runs, 20_000, random.Random(f"default:{seed}:{m1}:1"))
         fixed = t.fixed_deals(38.0)
@@ -297,7 +333,7 @@ def default_round(seed: int, runs: int = 250) -> dict[str, float]:
         out[f"{key}.alpha"] = at0.p_h1
         out[f"{key}.beta"] = at1.p_h0
         out[f"{key}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
-        out[f"{key}.floor"] = sum(t.least_deals()) / 2 / fixed
+        out[f"{key}.floor"] = sum(betting.least_deals()) / 2 / fixed
     return out
 
 
@@ -384,6 +420,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                                                              "from this many earlier deals of its own")
     p.add_argument("--form", choices=("catoni-log", "catoni"), default=None, help="with --variance: the gambler's wealth "
                    "per deal (default catoni-log, today's; catoni: Wang and Ramdas's, the tables measured before December 2026)")
+    p.add_argument("--switch", type=int, nargs="?", const=0, default=None, metavar="AFTER",
+                   help="the default test with a store holding too few of the pair's own deals: betting until AFTER "
+                        "deals (default 100), then the variance-bounded test on their s.d.")
     p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
                                                          "recorded Spades deals, bounds ±130..±900")
     p.add_argument("--plan", action="store_true", help="arbiter evaluate --plan read from 100 stored deals against "
@@ -392,6 +431,10 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     a = p.parse_args(argv)
     if a.plan:
         out(_md(list(plan_accuracy_rows(runs=a.runs, seed=a.seed)), ["deals", "M", "test", "median", "p10", "p90", "worst"]))
+        return
+    if a.switch is not None:
+        out(_md(list(switch_rows(a.runs, a.seed, a.switch or None)), ["deals", "M", "bounds", "alpha", "beta", "deals_m0",
+                                                                       "deals_m1", "fixed", "length", "undecided"]))
         return
     if a.oracle:
         rows_ = list(oracle_rows())

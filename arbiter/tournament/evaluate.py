@@ -77,7 +77,9 @@ from arbiter.tournament.spec import in_stored_form
 from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
 from arbiter.rating.betting import BettingState, BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, as_stored, auto_room, without_form
+from arbiter.rating.catoni import (
+    AUTO_HISTORY, AutoVarianceTest, BettingThenVariance, OwnDealsOrBetting, VarianceTest, as_stored, auto_room, without_form,
+)
 from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
@@ -307,6 +309,9 @@ class EvalResult:
     def _default_note(self) -> str:
         """Why the default test with a store was the betting one: no 100 deals of this pair by
         today's files there to read an s.d. bound from ("" for any other test)."""
+        if self.default_why and isinstance(self.sprt, BettingThenVariance):
+            return (f"; the default until the store holds {AUTO_HISTORY} deals of this pair played by today's bot files "
+                    f"({self.default_why}): this run's own first {self.sprt.after} deals give the s.d. bound")
         if not self.default_why or not isinstance(self.sprt, BettingTest):
             return ""
         return (f"; the betting test, the default until the store holds {AUTO_HISTORY} deals of this pair played by "
@@ -408,7 +413,8 @@ class EvalResult:
             # the test run by default with --db (null: a test named): "variance" on the pair's own stored
             # deals, or "betting" and why not
             "default_test": None if self.default_why is None else {
-                "ran": "betting" if isinstance(self.sprt, BettingTest) else "variance", "why": self.default_why},
+                "ran": "betting" if isinstance(self.sprt, BettingTest) else "switch" if isinstance(
+                    self.sprt, BettingThenVariance) else "variance", "why": self.default_why},
             # where its matches came from (--db): played by this run, or read from the store (``stored_as``:
             # its own, resumed or extended; or, with ``read_of``, the first deals of a longer one)
             "played": self.played, "read": self.resumed, "stored_as": self.stored_as, "read_of": self.read_of,
@@ -716,7 +722,8 @@ def evaluate(
         elif isinstance(sprt, OwnDealsOrBetting):
             chosen, source, why = default_choice(sprt, store, stored, result.stored_as, game, (bot_a, bot_b), opts,
                                                  preset, contents)
-            spec["sd_auto"] = {"betting": why} if source is None else source.to_json()
+            spec["sd_auto"] = {"switch": why} if isinstance(chosen, BettingThenVariance) else \
+                {"betting": why} if source is None else source.to_json()
             sprt = result.sprt = chosen
             result.sd_source, result.default_why = source, why
         if result.read_of is None:
@@ -1074,16 +1081,21 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
 
 def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, Any] | None, name: str, game: str,
                    bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
-                   contents: Mapping[str, str]) -> tuple[BettingTest | VarianceTest, SdSource | None, str]:
+                   contents: Mapping[str, str]) -> tuple[BettingTest | VarianceTest | BettingThenVariance, SdSource | None, str]:
     """The test ``test`` (``--sprt`` with ``--db`` and no test named) runs for the evaluation
     ``name``: the variance-bounded one at ``--sd-bound auto``'s bound where ``store`` holds
     ``test.history`` deals of this very pair (either order) over its other evaluations, none played
-    by another version of a bot file than ``contents``; else the betting test, and why (``""`` with
-    the bound). The choice is kept in the evaluation's ``stored`` spec (``"sd_auto"``: the bound's
-    source, or ``{"betting": why}``): a resumed run tests as it began, though its own deals may
-    have made the pair's 100 since."""
+    by another version of a bot file than ``contents``; else the betting test until the run itself
+    has played ``test.history`` deals, then the variance-bounded test at their s.d.
+    (``BettingThenVariance``), and why (``""`` with the bound). The choice is kept in the
+    evaluation's ``stored`` spec (``"sd_auto"``: the bound's source, or ``{"switch": why}``; an
+    evaluation begun before the switch kept ``{"betting": why}`` and runs the betting test
+    throughout): a resumed run tests as it began, though its own deals may have made the pair's
+    100 since."""
     if stored is not None and isinstance(kept := stored.get("sd_auto"), Mapping) and "betting" in kept:
-        return test.betting, None, str(kept["betting"])
+        return test.betting, None, str(kept["betting"])  # begun before the switch was the default: betting throughout
+    if stored is not None and isinstance(kept, Mapping) and "switch" in kept:
+        return test.switching(), None, str(kept["switch"])
     if (source := _kept_source(stored, name, store.path)) is not None:
         return test.auto().resolve(source.largest, source.room), source, ""
     pairs = stored_pairs(store, game, options, preset, exclude=name)
@@ -1094,10 +1106,10 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
             source = sd_from_store(store, game, bots, options, preset, exclude=name, room=test.room,
                                    min_deals=test.history, contents=contents, pairs=pairs)
             return test.auto().resolve(source.largest, source.room), source, ""
-        return test.betting, None, (f"this pair's {found[0].deals} stored deals{edited_text(edited)}: a new version "
-                                    "may vary otherwise")
+        return test.switching(), None, (f"this pair's {found[0].deals} stored deals{edited_text(edited)}: a new version "
+                                        "may vary otherwise")
     own = own_pair_note(pairs, bots, test.history)
-    return test.betting, None, "it holds no deal of this pair" if own == NONE_OF_THE_PAIR else own
+    return test.switching(), None, "it holds no deal of this pair" if own == NONE_OF_THE_PAIR else own
 
 
 def default_is_bounded(among: str, edited: Mapping[str, int]) -> bool:

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from cardarena.games import ConfigError
 from arbiter.batch.settings import bot_contents
 from arbiter.rating.betting import sequential_test
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, BettingThenVariance
 from arbiter.rating.sprt import SimResult, Sprt, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store
@@ -103,10 +103,12 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     sd = source.sd or 0.0
     margins = source.margins(bots)
     stored = None if among else sum(margins) / len(margins)
-    rows = plan_rows(source.centred(), m0, m1, alpha, beta, sd=sd, bounds=bounds, sd_bound=sd_bound,
-                     min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored)
-    fixed = fixed_test.fixed_deals(sd)
     edited = source.edited_deals(bot_contents(bots)) if not among else {}
+    # the default test where these are not the pair's own deals by today's files (``OwnDealsOrBetting``)
+    switch = history if among or edited else None
+    rows = plan_rows(source.centred(), m0, m1, alpha, beta, sd=sd, bounds=bounds, sd_bound=sd_bound,
+                     min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored, switch=switch)
+    fixed = fixed_test.fixed_deals(sd)
     own = own_pair_note(pairs, bots, history) if among else NONE_OF_THE_PAIR
     return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows, edited, own)
 
@@ -115,10 +117,12 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
               sd: float | None = None, bounds: tuple[float, float] | None = None,
               sd_bound: float | str | None = "auto", min_deals: int | None = None, model: str = "glr",
               cap: int = 1000, runs: int = PLAN_RUNS, seed: int | str = 0,
-              stored: float | None = None) -> tuple[PlanRow, ...]:
+              stored: float | None = None, switch: int | None = None) -> tuple[PlanRow, ...]:
     """``deals_plan``'s rows on deal margins ``pool`` (drawn with replacement, moved to M0, M1 and
     ``stored`` if given), ``sd`` their s.d. (default: ``pool``'s; "auto" resolves the variance test
-    at it as ``--sd-bound auto`` would)."""
+    at it as ``--sd-bound auto`` would). ``switch``: also the betting test until that many deals,
+    then auto on their s.d. (``BettingThenVariance``, the default where the deals are not the
+    pair's own by today's files)."""
     sd = (mean_se(pool).sd or 0.0) if sd is None else sd
     text = f"{m0!r},{m1!r}"  # exact: the tests parse M0,M1 back
     kw = {"min_deals": min_deals, "model": model}
@@ -126,8 +130,11 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
     if bounds is None:
         tests.append(("betting", "--sequential betting", None, "needs the margin's bounds: --bounds LO,HI"))
     else:
-        tests.append(("betting", f"bounds {bounds[0]:g}..{bounds[1]:g}",
-                      sequential_test("betting", text, alpha, beta, bounds=bounds, **kw), ""))
+        betting = sequential_test("betting", text, alpha, beta, bounds=bounds, **kw)
+        tests.append(("betting", f"bounds {bounds[0]:g}..{bounds[1]:g}", betting, ""))
+        if switch:  # the default where the store holds too few of the pair's own deals
+            tests.append(("switch", f"betting until {switch} deals, then auto on their s.d.",
+                          BettingThenVariance(betting, switch), ""))
     if sd_bound is not None:
         test = sequential_test("variance", text, alpha, beta, sd_bound=sd_bound, **kw)
         if isinstance(test, AutoVarianceTest):

@@ -237,3 +237,52 @@ def test_a_bound_far_above_the_deals_is_named_as_what_set_the_length() -> None:
     # a loose bound that decided as soon as the fixed test would: nothing to explain either
     far = _run_result(VarianceTest(0, 50, 150.0), [300 + rng.gauss(0, 80) for _ in range(40)])
     assert far.sprt_state.decision == H1 and "sets the length" not in far.sprt_summary()
+
+
+def test_the_switch_carries_the_betting_wealth_into_the_variance_bounded_test() -> None:
+    """``BettingThenVariance``: the betting test's wealth over the first ``after`` deals, then each
+    deal's variance-bounded factor at auto's room x the s.d. of those deals, multiplied in."""
+    from arbiter.rating.betting import BettingTest
+    from arbiter.rating.catoni import BettingThenVariance, VarianceRun, auto_room, round_up
+
+    betting = BettingTest(0, 20, -900, 900)
+    t = BettingThenVariance(betting, 10)
+    rng = random.Random(5)
+    xs = [rng.gauss(15, 40) for _ in range(14)]
+    r = t.start()
+    for x in xs[:10]:
+        r.add(x)
+    b = betting.run(xs[:10])
+    s = r.state()
+    assert s.variance is not None and (s.log_h1, s.log_h0) == (b.log_h1, b.log_h0)
+    v = VarianceRun(VarianceTest(0, 20, round_up(auto_room(10) * mean_se(xs[:10]).sd)))
+    v.log_h1, v.log_h0 = b.log_h1, b.log_h0
+    for x in xs[10:]:
+        r.add(x)
+        v.add(x)
+    s = r.state()
+    assert (s.log_h1, s.log_h0, s.deals, s.variance.sd_bound) == (v.log_h1, v.log_h0, 14, v.test.sd_bound)
+    assert s.to_json()["switched"] and t.to_json()["test"] == "switch"
+    # every deal alike: no s.d. to read, the betting test goes on; a decision before the switch stands
+    flat = t.start()
+    for _ in range(12):
+        flat.add(5.0)
+    assert flat.state().variance is None
+    far = BettingThenVariance(BettingTest(0, 20, -100, 100), 50).run([90.0] * 60)
+    assert far.decision == H1 and far.variance is None and far.deals < 50
+    # bounds close to the deals (s.d. 40 within ±200 at 0,10): the betting test is the quicker, and stays
+    near = BettingThenVariance(BettingTest(0, 10, -200, 200), 10).run([rng.gauss(5, 40) for _ in range(12)])
+    assert near.variance is None and near.expected is not None and near.expected[0] >= near.expected[1]
+    assert "the betting test throughout" in near.evidence()
+
+
+def test_the_switch_holds_its_error_rates_on_the_swings_pool() -> None:
+    """The pool whose rare deals a short history misses (-190 one deal in 20): the betting test
+    until 100 deals, then the variance-bounded test on their s.d., within nominal + 0.04 (150 runs
+    a side; the 300-run tables: python -m arbiter.tools.sequential --switch)."""
+    from arbiter.rating.betting import BettingTest
+    from arbiter.rating.catoni import BettingThenVariance
+
+    pool = _pool("swings")
+    m = measure(BettingThenVariance(BettingTest(0, 10, -400, 400)), pool, 150, "catoni-switch:swings")
+    assert m["alpha"] <= 0.09 and m["beta"] <= 0.09, m

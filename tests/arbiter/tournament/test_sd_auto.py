@@ -3,6 +3,7 @@ evaluations stored before, the closest kin of the pair first, kept for a resumed
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -10,7 +11,7 @@ from typer.testing import CliRunner
 
 from arbiter.cli import app
 from arbiter.rating.betting import BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, OwnDealsOrBetting, VarianceTest, auto_room, round_up
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, BettingThenVariance, OwnDealsOrBetting, VarianceTest, auto_room, round_up
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store, StoreError
 from arbiter.tournament.evaluate import evaluate, sd_from_store
@@ -202,10 +203,12 @@ def test_the_kin_are_read_for_a_reason_the_pairs_own_deals_are_named_not_said_mi
 
 
 def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pairs_own_deals_are_there(tmp_path) -> None:
-    """``--sprt`` with ``--db`` and no test named (``OwnDealsOrBetting``): the betting test until the
-    store holds ``history`` deals of this very pair by today's files, then the variance-bounded
-    test at ``auto``'s bound; the kin's deals, or the pair's by another version of a file, are no
-    such evidence; a resumed run keeps the test it began with."""
+    """``--sprt`` with ``--db`` and no test named (``OwnDealsOrBetting``): until the store holds
+    ``history`` deals of this very pair by today's files, the betting test until the run has played
+    that many itself, then the variance-bounded test on their s.d. (``BettingThenVariance``); with
+    them, the variance-bounded test at ``auto``'s bound from the start; the kin's deals, or the
+    pair's by another version of a file, are no such evidence; a resumed run keeps the test it
+    began with (one begun on the betting test before the switch, the betting test)."""
     n = 8  # the least deals of the pair read (AUTO_HISTORY, 100, in the CLI's test below)
     test = OwnDealsOrBetting(BettingTest(0, 50, -900, 900), history=n)
     assert test.auto() == AutoVarianceTest(0, 50, history=n) and test.to_json()["test"] == "default"
@@ -217,10 +220,11 @@ def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pair
         kw = dict(options=ONE, store=store, transport="inproc")
         evaluate("spades", "random", "greedy", deals=n, seed=1, **kw)  # the kin: not the pair
         first = evaluate("spades", str(bot), "random", deals=3, seed=2, sprt=test, **kw)
-        assert isinstance(first.sprt, BettingTest) and first.sd_source is None
+        assert first.sprt == BettingThenVariance(test.betting, n) and first.sd_source is None
         assert first.default_why == "it holds no deal of this pair"
         assert f"the default until the store holds {AUTO_HISTORY} deals of this pair" in first.sprt_summary()
-        assert first.to_json()["default_test"] == {"ran": "betting", "why": "it holds no deal of this pair"}
+        assert first.to_json()["default_test"] == {"ran": "switch", "why": "it holds no deal of this pair"}
+        assert first.sprt_state.variance is None  # 3 deals: not switched
         played = evaluate("spades", "random", str(bot), deals=n, seed=3, **kw)  # the pair's own, either order
         now = evaluate("spades", str(bot), "random", deals=3, seed=4, sprt=test, **kw)
         assert isinstance(now.sprt, VarianceTest) and now.default_why == "" and now.sd_source.among == ""
@@ -234,11 +238,29 @@ def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pair
         assert now.to_json()["default_test"] == {"ran": "variance", "why": ""}
         # the first run taken further (its cap raised): the test it began with, though the pair now has its deals
         more = evaluate("spades", str(bot), "random", deals=5, seed=2, sprt=test, **kw)
-        assert more.stored_as == first.stored_as and isinstance(more.sprt, BettingTest)
+        assert more.stored_as == first.stored_as and isinstance(more.sprt, BettingThenVariance)
         assert more.default_why == first.default_why
+        # one begun before the switch was the default kept {"betting": why}: the betting test throughout
+        row = store.tournament(first.stored_as)
+        spec = {**row.spec, "sd_auto": {"betting": "it holds no deal of this pair"}}
+        store.db.execute("UPDATE tournaments SET spec = ? WHERE id = ?", (json.dumps(spec), row.id))
+        store.db.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (row.id,))
+        old = evaluate("spades", str(bot), "random", deals=6, seed=2, sprt=test, **kw)
+        assert old.stored_as == first.stored_as and isinstance(old.sprt, BettingTest)
         # the bot file edited: the pair's deals were played by another version of it
         bot.write_text(code.format(i=-1))
         edited = evaluate("spades", str(bot), "random", deals=3, seed=5, sprt=test, **kw)
-        assert isinstance(edited.sprt, BettingTest) and f"by another version of {bot}" in edited.default_why
+        assert isinstance(edited.sprt, BettingThenVariance) and f"by another version of {bot}" in edited.default_why
+        # taken past its switch (two bots whose deals vary far less than the bounds: the variance-bounded
+        # test is the quicker), the betting test's wealth, then that test on the run's own first n deals
+        close = OwnDealsOrBetting(BettingTest(0, 20, -900, 900), history=n)
+        long = evaluate("spades", "heuristic", "greedy", deals=n + 6, seed=6, sprt=close, **kw)
+        st = long.sprt_state
+        assert st.variance is not None and st.deals > n, st
+        first_n = [m for m in long.deal_margins()[:n]]
+        sd = (_ss(first_n) / (n - 1)) ** 0.5
+        assert st.variance.sd_bound == round_up(auto_room(n) * sd) and st.read_sd == pytest.approx(sd)
+        line = " ".join(long.sprt_summary().split())
+        assert f"the betting test for the first {n} deals, then the variance-bounded test at s.d. at most" in line
     with pytest.raises(ConfigError, match="reads them from a store"):
         evaluate("spades", "heuristic", "greedy", deals=5, options=ONE, sprt=test)
