@@ -87,7 +87,7 @@ from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, RegistryError, lookup, registry_dir
 from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
-from arbiter.rating.catoni import AutoVarianceTest, VarianceTest, stored_form
+from arbiter.rating.catoni import AutoVarianceTest, BettingThenVariance, VarianceTest, auto_room, stored_form
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.rating.ratings import forfeit_stake, forfeits_line
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
@@ -121,7 +121,8 @@ GATE_TESTS = ("betting", "variance", "normal")
 _GATE_KEYS = {"sprt": "gate", "sd-bound": "gate.sd_bound", "bounds": "gate.bounds", "sequential": "gate.test",
               "alpha": "gate.alpha", "beta": "gate.beta", "min-deals": "gate.min_deals"}
 #: How a candidate's reason names its gate's test.
-_GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded test", "normal": "the normal SPRT"}
+_GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded test", "normal": "the normal SPRT",
+               "switch": "the betting test then the variance-bounded test"}
 
 
 def gate_estimate(margin: MeanSE) -> str:
@@ -222,7 +223,8 @@ class ArenaSpec:
             on any shape of deals within it, checked as they come (deals that contradict it
             reject the candidate). "auto": 1.2x the s.d. of the deals of the bot's earlier
             trials (as ``arbiter evaluate --sd-bound auto`` reads its store: 1 + 2/√N over
-            N deals, less room with more), once they hold 100 deals; until then the betting test.
+            N deals, less room with more), once they hold 100 deals; until then the betting test
+            until the trial's own first 100 deals, then the variance-bounded test on their s.d.
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
@@ -923,7 +925,9 @@ class Arena:
         "auto"``: ``room`` x the s.d. of the deal margins of the bot's earlier trials (encounters
         of two of its versions finished before ``before``, pooled about each pair's own mean, as
         ``arbiter evaluate --sd-bound auto`` pools its evaluations), once they hold ``history``
-        deals; until then the betting test. Read from the stored encounters alone, so a restarted
+        deals; until then the betting test until the trial's own ``history`` deals, then the
+        variance-bounded test on their s.d. (``BettingThenVariance``; a ladder begun in the Catoni
+        form, before it, the betting test throughout). Read from the stored encounters alone, so a restarted
         arena goes on testing a trial at the bound it began with."""
         test = self.spec.gate_test()
         if not isinstance(test, AutoVarianceTest):
@@ -939,8 +943,13 @@ class Arena:
         deals = sum(map(len, trials.values()))
         sd = pooled_sd(trials.values())
         if deals < test.history or sd is None:
-            return self.spec.gate_betting(), (f"sd_bound = \"auto\" with {deals} deals of {name}'s earlier trials, "
-                                              f"fewer than the {test.history} it reads")
+            why = f"sd_bound = \"auto\" with {deals} deals of {name}'s earlier trials, fewer than the {test.history} it reads"
+            if test.form == "catoni":  # a ladder begun before the switch: the betting test, as it began
+                return self.spec.gate_betting(), why
+            # the trial's own first deals serve as they come, as evaluate's default does (BettingThenVariance)
+            return (BettingThenVariance(self.spec.gate_betting(), test.history, test.form),
+                    f"{why}: the betting test until this trial's own {test.history} deals, then the variance-bounded "
+                    f"test at {auto_room(test.history):.3g}x their s.d.")
         room = test.room_for(deals)
         bounded = test.resolve(sd, room)
         return bounded, (f"s.d. bound {bounded.sd_bound:g}: {room:.3g}x the s.d. {sd:.3g} of {deals} deals of "

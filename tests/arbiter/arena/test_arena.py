@@ -519,12 +519,15 @@ HISTORY = 20
 
 def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(tmp_path, monkeypatch):
     """``[gate] sd_bound = "auto"``: a bot's first trial has no earlier one to read and runs the
-    betting test; the next reads 1.2x the s.d. of the deals of the trials finished before it
+    betting test until its own first ``history`` deals, then the variance-bounded test on their
+    s.d. (``BettingThenVariance``, as evaluate's default; a ladder begun before, in the Catoni form,
+    the betting test throughout); the next reads 1.2x the s.d. of the deals of the trials finished before it
     entered (pooled about each pair's own mean) and runs the variance-bounded test at that bound,
     the same bound after a restart and after more trials have finished."""
     import statistics
 
-    from arbiter.rating.catoni import VarianceState, auto_room, round_up
+    from arbiter.rating.betting import BettingTest
+    from arbiter.rating.catoni import BettingThenVariance, VarianceState, auto_room, round_up
 
     db = tmp_path / "a.sqlite"
     Store(db).close()
@@ -541,9 +544,17 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
         _register_code(reg, "2", HEURISTIC_MINE)
         a.sync_entrants()
         said = a.entrants["mine@2"].reason
-        assert f'the betting test (sd_bound = "auto" with 0 deals of mine\'s earlier trials, fewer than the {HISTORY}' in said
+        assert (f'the betting test then the variance-bounded test (sd_bound = "auto" with 0 deals of mine\'s earlier '
+                f'trials, fewer than the {HISTORY} it reads: the betting test until this trial\'s own {HISTORY} deals, then '
+                f'the variance-bounded test at {auto_room(HISTORY):.3g}x their s.d.)') in said, said
+        assert isinstance(a._trial_test("mine@2")[0], BettingThenVariance)
+        today = a.spec
+        a.spec = dataclasses.replace(today, kept_gate_form="catoni")  # a ladder begun before the switch
+        assert isinstance(a.gate_test_of("mine", 0.0)[0], BettingTest)
+        a.spec = today
         _trial(a)
-        assert a.entrants["mine@2"].status == "active" and "H1 accepted by the betting test" in a.entrants["mine@1"].reason
+        assert a.entrants["mine@2"].status == "active"
+        assert "H1 accepted by the betting test then the variance-bounded test" in a.entrants["mine@1"].reason
         (first,) = [e for e in a.tables.encounters(a.row.id) if set(e.players) == {"mine@1", "mine@2"}]
         sd = statistics.stdev(matchmaking.deal_margins(a.tables.matches(a.row.id, first.idx, records=False),
                                                        "mine@1", "mine@2", forfeit_stake(a.game)))
@@ -562,7 +573,7 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
     a.close()
     again = Arena(spec, db, poll=0)  # a restart, with version 3's own trial stored: the same bound
     _run(again, 0)
-    assert again._trial_test("mine@3")[0] == test and again._trial_test("mine@2")[0].name == "betting"
+    assert again._trial_test("mine@3")[0] == test and again._trial_test("mine@2")[0].name == "switch"
     again.close()
 
 
