@@ -166,7 +166,7 @@ class VarianceState(Decided):
         """How far the stronger evidence is towards its bound, 0..1 (for a progress bar)."""
         return min(1.0, max(0.0, self.log_h1 / self.upper_h1, self.log_h0 / self.upper_h0))
 
-    def assumption(self) -> str:
+    def assumption(self, way_on: str = "give a larger --sd-bound") -> str:
         """Whether the deals contradict the s.d. bound. The check pairs consecutive deals, so before
         the second deal it has seen nothing, and says so: "do not contradict" of a decision on one
         deal read as a bound tested (at --sd-bound 0.5 on Spades margins of some 100)."""
@@ -175,7 +175,7 @@ class VarianceState(Decided):
                     f"{self.sd_bound:g} against (the check pairs consecutive deals)")
         if self.contradicted:
             return (f"the deals contradict the s.d. bound {self.sd_bound:g} (evidence {_e(self.log_check)} >= 1/alpha): "
-                    f"no decision is taken on it; give a larger --sd-bound")
+                    f"no decision is taken on it; {way_on}")
         return (f"the deals do not contradict the s.d. bound {self.sd_bound:g} (evidence against it {_e(self.log_check)}, "
                 f"contradicted at 1/alpha = {_e(self.upper_h1)})")
 
@@ -515,7 +515,8 @@ class SwitchState(Decided):
         v = self.variance
         return (said + f"; the betting test for the first {self.after} deals, then the variance-bounded test at s.d. "
                 f"at most {v.sd_bound:g} ({auto_room(self.after):g}x {self.read_sd:.4g}, the s.d. of those deals), "
-                f"its evidence multiplying the betting test's; {v.assumption()}")
+                f"its evidence multiplying the betting test's; "
+                f"{v.assumption('--sequential betting tests with no s.d. bound, on the bounds alone')}")
 
     def to_json(self) -> dict:
         return {"log_h1": self.log_h1, "log_h0": self.log_h0, "upper_h1": self.upper_h1, "upper_h0": self.upper_h0,
