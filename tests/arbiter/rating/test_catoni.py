@@ -274,6 +274,10 @@ def test_the_switch_carries_the_betting_wealth_into_the_variance_bounded_test() 
     near = BettingThenVariance(BettingTest(0, 10, -200, 200), 10).run([rng.gauss(5, 40) for _ in range(12)])
     assert near.variance is None and near.expected is not None and near.expected[0] >= near.expected[1]
     assert "the betting test throughout" in near.evidence()
+    # after the switch, deals far wider than the first 100: the check stops it, pointing to the betting test
+    wide = BettingThenVariance(betting, 100).run([10.0 + (i % 2) * 20 for i in range(100)] + [10.0, 410.0])
+    assert wide.contradicted and wide.decision is None and wide.stopped and wide.deals == 102
+    assert "no decision is taken on it; --sequential betting tests with no s.d. bound" in wide.evidence()
 
 
 def test_the_switch_holds_its_error_rates_on_the_swings_pool() -> None:
