@@ -147,8 +147,34 @@ def _e(log: float) -> str:
     return f"{math.exp(min(log, 700.0)):.3g}"
 
 
+class _Checked(Decided):
+    """What the states of the tests that check an s.d. bound share: the progress of the stronger
+    gambler, and a stop (with no decision) where the deals contradict the bound (``contradicted``)."""
+
+    log_h1: float
+    log_h0: float
+    upper_h1: float
+    upper_h0: float
+    contradicted: bool
+
+    @property
+    def progress(self) -> float:
+        """How far the stronger evidence is towards its bound, 0..1 (for a progress bar)."""
+        return min(1.0, max(0.0, self.log_h1 / self.upper_h1, self.log_h0 / self.upper_h0))
+
+    @property
+    def stopped(self) -> bool:
+        return self.decision is not None or self.contradicted
+
+    @property
+    def verdict(self) -> str:
+        if self.contradicted and not self.decision:
+            return "no decision (the s.d. bound is contradicted)"
+        return super().verdict
+
+
 @dataclass(frozen=True)
-class VarianceState(Decided):
+class VarianceState(_Checked):
     """Where the variance-bounded test stands; ``log_check`` is the evidence that s.d. > S."""
 
     log_h1: float  # the evidence for H1 (against H0)
@@ -160,11 +186,6 @@ class VarianceState(Decided):
     log_check: float = 0.0
     sd_bound: float = 0.0
     contradicted: bool = False
-
-    @property
-    def progress(self) -> float:
-        """How far the stronger evidence is towards its bound, 0..1 (for a progress bar)."""
-        return min(1.0, max(0.0, self.log_h1 / self.upper_h1, self.log_h0 / self.upper_h0))
 
     def assumption(self, way_on: str = "give a larger --sd-bound") -> str:
         """Whether the deals contradict the s.d. bound. The check pairs consecutive deals, so before
@@ -182,16 +203,6 @@ class VarianceState(Decided):
     def evidence(self) -> str:
         return (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "
                 f"for H0 {_e(self.log_h0)} (at 1/beta = {_e(self.upper_h0)}){both_reached(self)}; {self.assumption()}")
-
-    @property
-    def stopped(self) -> bool:
-        return self.decision is not None or self.contradicted
-
-    @property
-    def verdict(self) -> str:
-        if self.contradicted and not self.decision:
-            return "no decision (the s.d. bound is contradicted)"
-        return super().verdict
 
     def to_json(self) -> dict:
         return {"log_h1": self.log_h1, "log_h0": self.log_h0, "upper_h1": self.upper_h1, "upper_h0": self.upper_h0,
@@ -465,7 +476,7 @@ def without_form(js: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class SwitchState(Decided):
+class SwitchState(_Checked):
     """Where ``BettingThenVariance`` stands: the two gamblers' wealth (the betting test's, times
     the variance-bounded test's from the switch on), and, once it has switched, after how many
     deals and at what s.d. bound (``variance``: that test's own state from the switch on)."""
@@ -484,23 +495,9 @@ class SwitchState(Decided):
     #: valid within the betting test's bounds can (it switched where the first is fewer)
     expected: tuple[float, float] | None = None
 
-    @property
-    def progress(self) -> float:
-        return min(1.0, max(0.0, self.log_h1 / self.upper_h1, self.log_h0 / self.upper_h0))
-
-    @property
+    @property  # type: ignore[override]
     def contradicted(self) -> bool:
         return self.variance is not None and self.variance.contradicted
-
-    @property
-    def stopped(self) -> bool:
-        return self.decision is not None or self.contradicted
-
-    @property
-    def verdict(self) -> str:
-        if self.contradicted and not self.decision:
-            return "no decision (the s.d. bound is contradicted)"
-        return super().verdict
 
     def evidence(self) -> str:
         said = (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "
