@@ -391,8 +391,34 @@ class AutoVarianceTest:
                            "alpha": self.alpha, "beta": self.beta, "min_deals": self.min_deals}, self.form)
 
 
+class _OfBetting:
+    """A test made of a betting test (``betting``): its hypotheses, error rates and least deals are that test's."""
+
+    betting: BettingTest
+
+    @property
+    def m0(self) -> float:
+        return self.betting.m0
+
+    @property
+    def m1(self) -> float:
+        return self.betting.m1
+
+    @property
+    def alpha(self) -> float:
+        return self.betting.alpha
+
+    @property
+    def beta(self) -> float:
+        return self.betting.beta
+
+    @property
+    def min_deals(self) -> int:
+        return self.betting.min_deals
+
+
 @dataclass(frozen=True)
-class OwnDealsOrBetting:
+class OwnDealsOrBetting(_OfBetting):
     """``arbiter evaluate --sprt``'s test with ``--db`` and no test named: the variance-bounded
     test at ``--sd-bound auto``'s bound (``auto()``: ``room`` x the s.d. of the pair's deal margins)
     where the store holds ``history`` deals of this very pair, every one played by today's bot
@@ -413,14 +439,6 @@ class OwnDealsOrBetting:
 
     def __post_init__(self) -> None:
         check_form(self.form)
-
-    @property
-    def m0(self) -> float:
-        return self.betting.m0
-
-    @property
-    def m1(self) -> float:
-        return self.betting.m1
 
     def switching(self) -> "BettingThenVariance":
         """What it runs where the store holds too few of the pair's own deals: the betting test
@@ -525,7 +543,7 @@ class SwitchState(_Checked):
 
 
 @dataclass(frozen=True)
-class BettingThenVariance(Scanned):
+class BettingThenVariance(_OfBetting, Scanned):
     """The betting test until ``after`` deals, then the variance-bounded test at ``auto_room(after)``
     x the s.d. of those deals, **the betting wealth carried over**, where that test expects fewer
     deals than the betting test's bounds let any test need (``BettingTest.least_deals``: the bounds,
@@ -552,26 +570,6 @@ class BettingThenVariance(Scanned):
         check_form(self.form)
         if not isinstance(self.after, int) or self.after < 2:
             raise ValueError(f"sprt: the test switches after at least 2 deals, got {self.after!r}")
-
-    @property
-    def m0(self) -> float:
-        return self.betting.m0
-
-    @property
-    def m1(self) -> float:
-        return self.betting.m1
-
-    @property
-    def alpha(self) -> float:  # type: ignore[override]
-        return self.betting.alpha
-
-    @property
-    def beta(self) -> float:  # type: ignore[override]
-        return self.betting.beta
-
-    @property
-    def min_deals(self) -> int:
-        return self.betting.min_deals
 
     def deal_value(self, seating_margins: Sequence[float]) -> float:
         return sum(seating_margins) / len(seating_margins)
