@@ -677,7 +677,7 @@ def evaluate(
     if luck is not None:
         if (luck.game_name, luck.preset) != (game, preset) or typed_options(game, luck.options, preset) != opts:
             raise ConfigError("luck: its probes were played for another game or options than this evaluation's")
-        if isinstance(sprt, BettingTest):
+        if isinstance(sprt, (BettingTest, BettingThenVariance, OwnDealsOrBetting)):  # each bets within those bounds
             raise ConfigError("--luck-adjusted with --sprt: the betting test's bounds are the raw margin's, which a "
                               "correction widens; give --sd-bound S (the variance-bounded test, S a bound on the "
                               "adjusted margin's s.d.) or --sequential normal")

@@ -196,7 +196,7 @@ def evaluate_error(args: list[str]) -> str:
     return next(x for x in out.output.splitlines() if x.startswith("error:"))
 
 
-def test_the_library_refuses_what_it_cannot_correct() -> None:
+def test_the_library_refuses_what_it_cannot_correct(tmp_path) -> None:
     with pytest.raises(ConfigError, match="-o deals=1"):
         luck_probes(GAME, A, B, {}, deals=5)
     probes = luck_probes(GAME, A, B, OPTIONS, deals=3)
@@ -206,6 +206,15 @@ def test_the_library_refuses_what_it_cannot_correct() -> None:
 
     with pytest.raises(ConfigError, match="bounds"):
         evaluate(GAME, A, B, deals=1, options=OPTIONS, luck=probes, sprt=BettingTest(0, 20, -900, 900))
+    # the tests made of the betting test bet within the raw margin's bounds too (the store's default, its switch)
+    from arbiter.rating.catoni import BettingThenVariance, OwnDealsOrBetting
+
+    from arbiter.store.db import Store
+
+    with Store(tmp_path / "e.sqlite") as store:
+        for made in (BettingThenVariance(BettingTest(0, 20, -900, 900)), OwnDealsOrBetting(BettingTest(0, 20, -900, 900))):
+            with pytest.raises(ConfigError, match="bounds"):
+                evaluate(GAME, A, B, deals=1, options=OPTIONS, luck=probes, sprt=made, store=store)
 
 
 def test_every_luck_bench_figure_has_a_label_and_a_target() -> None:
