@@ -87,7 +87,7 @@ from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, RegistryError, lookup, registry_dir
 from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
-from arbiter.rating.catoni import AutoVarianceTest, BettingThenVariance, VarianceTest, auto_room, stored_form
+from arbiter.rating.catoni import SWITCH_AFTER, AutoVarianceTest, BettingThenVariance, VarianceTest, stored_form
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.rating.ratings import forfeit_stake, forfeits_line
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
@@ -224,7 +224,7 @@ class ArenaSpec:
             reject the candidate). "auto": 1.2x the s.d. of the deals of the bot's earlier
             trials (as ``arbiter evaluate --sd-bound auto`` reads its store: 1 + 2/√N over
             N deals, less room with more), once they hold 100 deals; until then the betting test
-            until the trial's own first 100 deals, then the variance-bounded test on their s.d.
+            until the trial's own first 50 deals, then the variance-bounded test at 1.42x their s.d.
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
@@ -947,9 +947,9 @@ class Arena:
             if test.form == "catoni":  # a ladder begun before the switch: the betting test, as it began
                 return self.spec.gate_betting(), why
             # the trial's own first deals serve as they come, as evaluate's default does (BettingThenVariance)
-            return (BettingThenVariance(self.spec.gate_betting(), test.history, test.form),
-                    f"{why}: the betting test until this trial's own {test.history} deals, then the variance-bounded "
-                    f"test at {auto_room(test.history):.3g}x their s.d.")
+            switch = BettingThenVariance(self.spec.gate_betting(), min(test.history, SWITCH_AFTER), test.form)
+            return switch, (f"{why}: the betting test until this trial's own {switch.after} deals, then the "
+                            f"variance-bounded test at {switch.room:.3g}x their s.d.")
         room = test.room_for(deals)
         bounded = test.resolve(sd, room)
         return bounded, (f"s.d. bound {bounded.sd_bound:g}: {room:.3g}x the s.d. {sd:.3g} of {deals} deals of "

@@ -75,6 +75,13 @@ AUTO_HISTORY = 100
 #: 1,600): every pool's error rates held at each (docs/strength.md), and the bound, with the test's
 #: length, comes down as the store's deals of the pair grow.
 AUTO_ROOM_Z = 2.0
+#: ``BettingThenVariance`` (a run with no deals of the pair to read before it): it switches after
+#: its own first SWITCH_AFTER deals, at a room of 1 + SWITCH_ROOM_Z / √SWITCH_AFTER (1.42) over
+#: their s.d.: a wider room for a shorter read. Every pool and recorded set within nominal at 50
+#: and 3 (worst 0.044; at 30 or 40 deals, 0.079 and 0.057; at 50 with the auto room of 2, 0.077 on
+#: the swings pool: docs/strength.md, "The switch within a run").
+SWITCH_AFTER = 50
+SWITCH_ROOM_Z = 3.0
 
 
 def auto_room(deals: int) -> float:
@@ -434,16 +441,18 @@ class OwnDealsOrBetting(_OfBetting):
     room: float | None = None  # None: ``auto_room`` of the deals read
     history: int = AUTO_HISTORY
     form: str = FORM  # the variance-bounded test's
+    switch_after: int = SWITCH_AFTER  # ``switching``'s
     kind = "margin"
     name = "default"
 
     def __post_init__(self) -> None:
         check_form(self.form)
 
-    def switching(self) -> "BettingThenVariance":
+    def switching(self, after: int | None = None, room_z: float = SWITCH_ROOM_Z) -> "BettingThenVariance":
         """What it runs where the store holds too few of the pair's own deals: the betting test
-        until this run has played ``history`` of them, then the variance-bounded test on their s.d."""
-        return BettingThenVariance(self.betting, self.history, self.form)
+        until this run has played ``after`` (default ``switch_after``) of them, then the
+        variance-bounded test on their s.d. with room ``room_z``."""
+        return BettingThenVariance(self.betting, after or self.switch_after, self.form, room_z)
 
     def auto(self) -> AutoVarianceTest:
         """The variance-bounded test it runs on the pair's own deals, its bound still to be read."""
@@ -451,8 +460,11 @@ class OwnDealsOrBetting(_OfBetting):
         return AutoVarianceTest(b.m0, b.m1, b.alpha, b.beta, b.min_deals, self.room, self.history, self.form)
 
     def to_json(self) -> dict:
-        return _with_form({"test": self.name, "betting": self.betting.to_json(),
-                           "room": "by deals" if self.room is None else self.room, "history": self.history}, self.form)
+        d = {"test": self.name, "betting": self.betting.to_json(), "room": "by deals" if self.room is None else self.room,
+             "history": self.history}
+        if self.switch_after != SWITCH_AFTER:  # (absent: the default, as every spec stored before it had one)
+            d["switch_after"] = self.switch_after
+        return _with_form(d, self.form)
 
 
 def check_form(form: Any) -> None:
@@ -506,6 +518,7 @@ class SwitchState(_Checked):
     decision: str | None
     margin: MeanSE  # every deal so far
     after: int  # the deals it switches after
+    room: float  # the bound over their s.d.
     variance: VarianceState | None = None  # None: not switched (yet)
     read_sd: float | None = None  # the s.d. of the first ``after`` deals, once read
     clipped: int = 0  # deals the betting test clipped to its bounds
@@ -523,20 +536,20 @@ class SwitchState(_Checked):
         if self.variance is None:
             if self.expected is not None:
                 return said + (f"; the betting test throughout: after {self.after} deals the variance-bounded test at "
-                               f"{auto_room(self.after):g}x their s.d. ({self.read_sd:.4g}) would expect about "
+                               f"{self.room:.3g}x their s.d. ({self.read_sd:.4g}) would expect about "
                                f"{math.ceil(self.expected[0])} deals, no fewer than the bounds let any test need "
                                f"({math.ceil(self.expected[1])})")
             return said
         v = self.variance
         return (said + f"; the betting test for the first {self.after} deals, then the variance-bounded test at s.d. "
-                f"at most {v.sd_bound:g} ({auto_room(self.after):g}x {self.read_sd:.4g}, the s.d. of those deals), "
+                f"at most {v.sd_bound:g} ({self.room:.3g}x {self.read_sd:.4g}, the s.d. of those deals), "
                 f"its evidence multiplying the betting test's; "
                 f"{v.assumption('--sequential betting tests with no s.d. bound, on the bounds alone')}")
 
     def to_json(self) -> dict:
         return {"log_h1": self.log_h1, "log_h0": self.log_h0, "upper_h1": self.upper_h1, "upper_h0": self.upper_h0,
                 "decision": self.decision, "verdict": self.verdict, "deals": self.deals, "mean": self.margin.mean,
-                "se": self.margin.se, "after": self.after, "switched": self.variance is not None,
+                "se": self.margin.se, "after": self.after, "room": self.room, "switched": self.variance is not None,
                 "sd_bound": None if self.variance is None else self.variance.sd_bound, "read_sd": self.read_sd,
                 "log_check": None if self.variance is None else self.variance.log_check,
                 "contradicted": self.contradicted, "clipped": self.clipped}
@@ -561,8 +574,9 @@ class BettingThenVariance(_OfBetting, Scanned):
     within a run"."""
 
     betting: BettingTest
-    after: int = AUTO_HISTORY
+    after: int = SWITCH_AFTER
     form: str = FORM
+    room_z: float = SWITCH_ROOM_Z
     kind = "margin"
     name = "switch"
 
@@ -570,6 +584,13 @@ class BettingThenVariance(_OfBetting, Scanned):
         check_form(self.form)
         if not isinstance(self.after, int) or self.after < 2:
             raise ValueError(f"sprt: the test switches after at least 2 deals, got {self.after!r}")
+        if not (math.isfinite(self.room_z) and self.room_z >= 0):
+            raise ValueError(f"sprt: the switch's room must be a number at least 0, got {self.room_z!r}")
+
+    @property
+    def room(self) -> float:
+        """The bound over the s.d. of the first ``after`` deals: 1 + room_z / √after."""
+        return 1.0 + self.room_z / math.sqrt(self.after)
 
     def deal_value(self, seating_margins: Sequence[float]) -> float:
         return sum(seating_margins) / len(seating_margins)
@@ -586,12 +607,13 @@ class BettingThenVariance(_OfBetting, Scanned):
     def describe(self) -> str:
         b = self.betting
         return (f"betting test (anytime-valid, any distribution; margin, bounds {b.lo:g}..{b.hi:g}) until {self.after} "
-                f"deals, then the variance-bounded test at {auto_room(self.after):g}x their s.d. where it is the quicker "
+                f"deals, then the variance-bounded test at {self.room:.3g}x their s.d. where it is the quicker "
                 f"(anytime-valid on any shape within it, checked as it goes) H0: {self.m0:g} or less, H1: {self.m1:g} or more (alpha "
                 f"{self.alpha:g}, beta {self.beta:g})")
 
     def to_json(self) -> dict:
-        return {"test": self.name, "betting": self.betting.to_json(), "after": self.after, "form": self.form}
+        return {"test": self.name, "betting": self.betting.to_json(), "after": self.after, "form": self.form,
+                "room_z": self.room_z}
 
 
 class SwitchRun:
@@ -623,7 +645,7 @@ class SwitchRun:
             if sd and sd > 0:  # every deal alike: no s.d. to read, the betting test goes on
                 self._read_sd = sd
                 b = t.betting
-                bounded = VarianceTest(b.m0, b.m1, round_up(auto_room(t.after) * sd), b.alpha, b.beta, form=t.form)
+                bounded = VarianceTest(b.m0, b.m1, round_up(t.room * sd), b.alpha, b.beta, form=t.form)
                 # switched only where the bounds, not the deals, would set the betting test's length: the
                 # bounded test expects fewer deals than any test valid within the bounds can (a choice made
                 # on the deals so far: the wealth stays a supermartingale either way)
@@ -647,5 +669,5 @@ class SwitchRun:
         v = self._variance.state() if self._variance is not None else None
         src = v if v is not None else b
         return SwitchState(src.log_h1, src.log_h0, b.upper_h1, b.upper_h0, src.decision, self._moments.result(), t.after,
-                           v, self._read_sd, b.clipped, self._expected)
+                           t.room, v, self._read_sd, b.clipped, self._expected)
 

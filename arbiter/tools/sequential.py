@@ -234,13 +234,13 @@ RECORDED_GAMES = {"spades_heuristic_greedy": ("spades", {"deals": 1}), "spot_sea
 def switch_rows(runs: int = 300, seed: int = 0, after: int | None = None) -> Iterator[dict[str, Any]]:
     """The default test of ``arbiter evaluate --sprt --db`` where the store holds too few of the
     pair's own deals (``catoni.BettingThenVariance``): the betting test until ``after`` deals
-    (default ``AUTO_HISTORY``), then the variance-bounded test on their s.d., the wealth carried
+    (default ``SWITCH_AFTER``), then the variance-bounded test on their s.d., the wealth carried
     over. The pools within ``LO..HI`` at M 0,10; the recorded deals ``shifted`` to M0 and M1 within
     the bounds their game's rules give; "fixed" as ``variance_rows``'."""
     from arbiter.rating.betting import known_bounds
-    from arbiter.rating.catoni import AUTO_HISTORY, BettingThenVariance
+    from arbiter.rating.catoni import SWITCH_AFTER, BettingThenVariance
 
-    after = after or AUTO_HISTORY
+    after = after or SWITCH_AFTER
     for name, pool in pools(seed).items():
         t = BettingThenVariance(BettingTest(M0, M1, LO, HI), after)
         tag = f"switch:{seed}:{name}:{after}"
@@ -313,7 +313,7 @@ DEFAULT_GAPS = (20.0, 50.0)
 def default_round(seed: int, runs: int = 250) -> dict[str, float]:
     """The default sequential test of ``arbiter evaluate --sprt --db`` where the store holds too
     few of the pair's own deals (``catoni.BettingThenVariance``: betting within the bounds the rules
-    derive, ±900 for one Spades hand, until 100 deals, then the variance-bounded test on their s.d.)
+    derive, ±900 for one Spades hand, until 50 deals, then the variance-bounded test at 1.42x their s.d.)
     on the recorded close pair, ``shifted`` to M0 and M1: its mean deals over the fixed test's at
     the s.d. of 38 the issue sized it with, and the floor every test valid within those bounds has
     (``BettingTest.least_deals``), likewise."""
@@ -422,7 +422,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                    "per deal (default catoni-log, today's; catoni: Wang and Ramdas's, the tables measured before December 2026)")
     p.add_argument("--switch", type=int, nargs="?", const=0, default=None, metavar="AFTER",
                    help="the default test with a store holding too few of the pair's own deals: betting until AFTER "
-                        "deals (default 100), then the variance-bounded test on their s.d.")
+                        "deals (default 50), then the variance-bounded test at 1 + 3/sqrt(AFTER) their s.d.")
     p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
                                                          "recorded Spades deals, bounds ±130..±900")
     p.add_argument("--plan", action="store_true", help="arbiter evaluate --plan read from 100 stored deals against "

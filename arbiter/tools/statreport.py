@@ -892,10 +892,10 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
     # the default test of arbiter evaluate on the close Spades pair without 100 of the pair's own deals in --db
     # (issue 39: at most the fixed test's deals; with them the default is auto's, the auto.* rows)
     **{f"default.spades_heuristic_greedy.{m1:g}.length": (
-        f"evaluate's default sequential test with no 100 deals of the pair stored (betting, bounds -900..900, until 100 "
-        f"deals, then the variance-bounded test on their s.d.), mean deals at M 0,{m1:g} / fixed-length test, "
+        f"evaluate's default sequential test with no 100 deals of the pair stored (betting, bounds -900..900, until 50 "
+        f"deals, then the variance-bounded test at 1.42x their s.d.), mean deals at M 0,{m1:g} / fixed-length test, "
         "Spades heuristic-greedy", "x", lambda v: v <= 1.0, "<= 1.0 (issue 39; .floor: what any test valid on every "
-        "distribution within ±900 needs, which the switch, assuming the s.d. its first 100 deals read, may pass)")
+        "distribution within ±900 needs, which the switch, assuming the s.d. its first 50 deals read, may pass)")
        for m1 in (20, 50)},
     **{f"default.spades_heuristic_greedy.{m1:g}.floor": (
         f"the fewest deals ANY test valid on every distribution within -900..900 can expect, M 0,{m1:g} / fixed-length "

@@ -722,8 +722,8 @@ def evaluate(
         elif isinstance(sprt, OwnDealsOrBetting):
             chosen, source, why = default_choice(sprt, store, stored, result.stored_as, game, (bot_a, bot_b), opts,
                                                  preset, contents)
-            spec["sd_auto"] = {"switch": why} if isinstance(chosen, BettingThenVariance) else \
-                {"betting": why} if source is None else source.to_json()
+            spec["sd_auto"] = {"switch": why, "after": chosen.after, "room_z": chosen.room_z} \
+                if isinstance(chosen, BettingThenVariance) else {"betting": why} if source is None else source.to_json()
             sprt = result.sprt = chosen
             result.sd_source, result.default_why = source, why
         if result.read_of is None:
@@ -1094,8 +1094,8 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
     100 since."""
     if stored is not None and isinstance(kept := stored.get("sd_auto"), Mapping) and "betting" in kept:
         return test.betting, None, str(kept["betting"])  # begun before the switch was the default: betting throughout
-    if stored is not None and isinstance(kept, Mapping) and "switch" in kept:
-        return test.switching(), None, str(kept["switch"])
+    if stored is not None and isinstance(kept, Mapping) and "switch" in kept:  # as it began (100 and 2: its first form)
+        return test.switching(int(kept.get("after", AUTO_HISTORY)), float(kept.get("room_z", 2.0))), None, str(kept["switch"])
     if (source := _kept_source(stored, name, store.path)) is not None:
         return test.auto().resolve(source.largest, source.room), source, ""
     pairs = stored_pairs(store, game, options, preset, exclude=name)

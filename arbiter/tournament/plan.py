@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from cardarena.games import ConfigError
 from arbiter.batch.settings import bot_contents
 from arbiter.rating.betting import sequential_test
-from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, BettingThenVariance
+from arbiter.rating.catoni import AUTO_HISTORY, SWITCH_AFTER, AutoVarianceTest, BettingThenVariance
 from arbiter.rating.sprt import SimResult, Sprt, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store
@@ -105,7 +105,7 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     stored = None if among else sum(margins) / len(margins)
     edited = source.edited_deals(bot_contents(bots)) if not among else {}
     # the default test where these are not the pair's own deals by today's files (``OwnDealsOrBetting``)
-    switch = history if among or edited else None
+    switch = SWITCH_AFTER if among or edited else None
     rows = plan_rows(source.centred(), m0, m1, alpha, beta, sd=sd, bounds=bounds, sd_bound=sd_bound,
                      min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored, switch=switch)
     fixed = fixed_test.fixed_deals(sd)
@@ -133,7 +133,7 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
         betting = sequential_test("betting", text, alpha, beta, bounds=bounds, **kw)
         tests.append(("betting", f"bounds {bounds[0]:g}..{bounds[1]:g}", betting, ""))
         if switch:  # the default where the store holds too few of the pair's own deals
-            tests.append(("switch", f"betting until {switch} deals, then auto on their s.d.",
+            tests.append(("switch", f"betting until {switch} deals, then the variance-bounded test on their s.d.",
                           BettingThenVariance(betting, switch), ""))
     if sd_bound is not None:
         test = sequential_test("variance", text, alpha, beta, sd_bound=sd_bound, **kw)

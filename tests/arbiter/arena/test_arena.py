@@ -546,7 +546,7 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
         said = a.entrants["mine@2"].reason
         assert (f'the betting test then the variance-bounded test (sd_bound = "auto" with 0 deals of mine\'s earlier '
                 f'trials, fewer than the {HISTORY} it reads: the betting test until this trial\'s own {HISTORY} deals, then '
-                f'the variance-bounded test at {auto_room(HISTORY):.3g}x their s.d.)') in said, said
+                f'the variance-bounded test at {1 + 3 / HISTORY ** 0.5:.3g}x their s.d.)') in said, said
         assert isinstance(a._trial_test("mine@2")[0], BettingThenVariance)
         today = a.spec
         a.spec = dataclasses.replace(today, kept_gate_form="catoni")  # a ladder begun before the switch

@@ -243,10 +243,11 @@ def test_the_switch_carries_the_betting_wealth_into_the_variance_bounded_test() 
     """``BettingThenVariance``: the betting test's wealth over the first ``after`` deals, then each
     deal's variance-bounded factor at auto's room x the s.d. of those deals, multiplied in."""
     from arbiter.rating.betting import BettingTest
-    from arbiter.rating.catoni import BettingThenVariance, VarianceRun, auto_room, round_up
+    from arbiter.rating.catoni import BettingThenVariance, VarianceRun, round_up
 
     betting = BettingTest(0, 20, -900, 900)
-    t = BettingThenVariance(betting, 10)
+    assert BettingThenVariance(betting).room == 1 + 3 / math.sqrt(50)  # the default: 50 deals, a room of 1.42
+    t = BettingThenVariance(betting, 10, room_z=1.0)  # (a room that makes the bounded test the quicker here)
     rng = random.Random(5)
     xs = [rng.gauss(15, 40) for _ in range(14)]
     r = t.start()
@@ -255,7 +256,8 @@ def test_the_switch_carries_the_betting_wealth_into_the_variance_bounded_test() 
     b = betting.run(xs[:10])
     s = r.state()
     assert s.variance is not None and (s.log_h1, s.log_h0) == (b.log_h1, b.log_h0)
-    v = VarianceRun(VarianceTest(0, 20, round_up(auto_room(10) * mean_se(xs[:10]).sd)))
+    assert t.room == 1 + 1 / math.sqrt(10)
+    v = VarianceRun(VarianceTest(0, 20, round_up(t.room * mean_se(xs[:10]).sd)))
     v.log_h1, v.log_h0 = b.log_h1, b.log_h0
     for x in xs[10:]:
         r.add(x)
@@ -282,8 +284,8 @@ def test_the_switch_carries_the_betting_wealth_into_the_variance_bounded_test() 
 
 def test_the_switch_holds_its_error_rates_on_the_swings_pool() -> None:
     """The pool whose rare deals a short history misses (-190 one deal in 20): the betting test
-    until 100 deals, then the variance-bounded test on their s.d., within nominal + 0.04 (150 runs
-    a side; the 300-run tables: python -m arbiter.tools.sequential --switch)."""
+    until 50 deals, then the variance-bounded test at 1.42x their s.d., within nominal + 0.04 (150
+    runs a side; the 1,000-run tables: python -m arbiter.tools.sequential --switch --runs 1000)."""
     from arbiter.rating.betting import BettingTest
     from arbiter.rating.catoni import BettingThenVariance
 

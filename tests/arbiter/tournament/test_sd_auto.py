@@ -210,7 +210,7 @@ def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pair
     pair's by another version of a file, are no such evidence; a resumed run keeps the test it
     began with (one begun on the betting test before the switch, the betting test)."""
     n = 8  # the least deals of the pair read (AUTO_HISTORY, 100, in the CLI's test below)
-    test = OwnDealsOrBetting(BettingTest(0, 50, -900, 900), history=n)
+    test = OwnDealsOrBetting(BettingTest(0, 50, -900, 900), history=n, switch_after=n)
     assert test.auto() == AutoVarianceTest(0, 50, history=n) and test.to_json()["test"] == "default"
     bot = tmp_path / "mine.py"
     code = ("from sdk import Bot\n\nclass B(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n"
@@ -253,13 +253,13 @@ def test_with_a_store_the_default_test_is_the_variance_bounded_one_once_the_pair
         assert isinstance(edited.sprt, BettingThenVariance) and f"by another version of {bot}" in edited.default_why
         # taken past its switch (two bots whose deals vary far less than the bounds: the variance-bounded
         # test is the quicker), the betting test's wealth, then that test on the run's own first n deals
-        close = OwnDealsOrBetting(BettingTest(0, 20, -900, 900), history=n)
+        close = OwnDealsOrBetting(BettingTest(0, 20, -900, 900), history=n, switch_after=n)
         long = evaluate("spades", "heuristic", "greedy", deals=n + 6, seed=6, sprt=close, **kw)
         st = long.sprt_state
         assert st.variance is not None and st.deals > n, st
         first_n = [m for m in long.deal_margins()[:n]]
         sd = (_ss(first_n) / (n - 1)) ** 0.5
-        assert st.variance.sd_bound == round_up(auto_room(n) * sd) and st.read_sd == pytest.approx(sd)
+        assert st.variance.sd_bound == round_up(long.sprt.room * sd) and st.read_sd == pytest.approx(sd)
         line = " ".join(long.sprt_summary().split())
         assert f"the betting test for the first {n} deals, then the variance-bounded test at s.d. at most" in line
     with pytest.raises(ConfigError, match="reads them from a store"):
