@@ -623,7 +623,6 @@ class SwitchRun:
         self.test = test
         self._betting = test.betting.start()
         self._variance: VarianceRun | None = None
-        self._seen: list[float] = []
         self._moments = Moments()
         self._read_sd: float | None = None
         self._expected: tuple[float, float] | None = None  # at the switch: the bounded test's deals, the bounds' floor
@@ -638,10 +637,9 @@ class SwitchRun:
             self._variance.add(x)
             return
         self._betting.add(x)
-        self._seen.append(x)
         t = self.test
-        if self._betting.decision is None and len(self._seen) == t.after:
-            sd = Moments().extend(self._seen).result().sd
+        if self._betting.decision is None and self._betting.n == t.after:  # once: the first ``after`` deals
+            sd = self._betting.state().margin.sd  # (the betting run's moments: every deal so far, unclipped)
             if sd and sd > 0:  # every deal alike: no s.d. to read, the betting test goes on
                 self._read_sd = sd
                 b = t.betting
@@ -654,7 +652,6 @@ class SwitchRun:
                     v = VarianceRun(bounded)
                     v.log_h1, v.log_h0 = self._betting.log_h1, self._betting.log_h0
                     self._variance = v
-            self._seen = []
 
     @property
     def decision(self) -> str | None:
