@@ -558,7 +558,7 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
                      for r in p.rows)
     out.print(f"{said}; fixed: the fixed-length test at s.d. {p.sd:.4g}, normal approximation. *: the test this command "
               f"runs (with no test named: auto where the deals drawn from are this pair's own, all by today's bot files, "
-              f"else switch: the betting test until the run's own deals give auto's bound). (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
+              f"else switch: the betting test until the run's own first deals give an s.d. bound). (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
               f"design; the normal SPRT's hold on near-normal deals only); (H0 x%) at {p.m1:g} likewise, at most beta; "
               f"open: runs undecided at {p.cap} deals. Deals unlike these (a new version that plays otherwise, a rare "
               f"deal not yet seen) need otherwise; nothing was played.", highlight=False, soft_wrap=True)

@@ -1086,9 +1086,10 @@ def default_choice(test: OwnDealsOrBetting, store: Store, stored: Mapping[str, A
     ``name``: the variance-bounded one at ``--sd-bound auto``'s bound where ``store`` holds
     ``test.history`` deals of this very pair (either order) over its other evaluations, none played
     by another version of a bot file than ``contents``; else the betting test until the run itself
-    has played ``test.history`` deals, then the variance-bounded test at their s.d.
-    (``BettingThenVariance``), and why (``""`` with the bound). The choice is kept in the
-    evaluation's ``stored`` spec (``"sd_auto"``: the bound's source, or ``{"switch": why}``; an
+    has played ``test.switch_after`` deals, then the variance-bounded test at 1 + 3/√50 = 1.42x their
+    s.d. (``test.switching()``, ``BettingThenVariance``), and why (``""`` with the bound). The choice is
+    kept in the evaluation's ``stored`` spec (``"sd_auto"``: the bound's source, or ``{"switch": why,
+    "after": ..., "room_z": ...}``; an
     evaluation begun before the switch kept ``{"betting": why}`` and runs the betting test
     throughout): a resumed run tests as it began, though its own deals may have made the pair's
     100 since."""

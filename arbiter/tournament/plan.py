@@ -121,8 +121,8 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
     """``deals_plan``'s rows on deal margins ``pool`` (drawn with replacement, moved to M0, M1 and
     ``stored`` if given), ``sd`` their s.d. (default: ``pool``'s; "auto" resolves the variance test
     at it as ``--sd-bound auto`` would). ``switch``: also the betting test until that many deals,
-    then auto on their s.d. (``BettingThenVariance``, the default where the deals are not the
-    pair's own by today's files)."""
+    then the variance-bounded test on their s.d. with the switch's room (``BettingThenVariance``,
+    the default where the deals are not the pair's own by today's files)."""
     sd = (mean_se(pool).sd or 0.0) if sd is None else sd
     text = f"{m0!r},{m1!r}"  # exact: the tests parse M0,M1 back
     kw = {"min_deals": min_deals, "model": model}
