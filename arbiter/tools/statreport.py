@@ -153,6 +153,10 @@ PER_BOT_SCHEDULES = {
     "spades, 4 partnerships": ("spades", {"deals": 1},
                                {"a": 0.4, "b": 0.4, "c": 0.1, "d": 0.1, "e": -0.1, "f": -0.1, "g": -0.4, "h": -0.4},
                                (("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"))),
+    # lopsided fields (twenty-eighth session): a bot that wins nearly every match, as a random bot loses
+    "spades, head to head, 2 nats apart": ("spades", {"deals": 1}, {"a": 1.0, "b": -1.0}, ()),
+    "spades, head to head, 3 nats apart": ("spades", {"deals": 1}, {"a": 1.5, "b": -1.5}, ()),
+    "spades, a random bot among two": ("spades", {"deals": 1}, {"heuristic": 1.5, "greedy": 0.5, "random": -2.0}, ()),
 }
 #: (schedule, deals, shared luck) cells of ``per_bot_rows``: few deals, the least with an
 #: interval (``ratings.MIN_INTERVAL_DEALS``) and below it, strong shared luck (0.9).
@@ -164,7 +168,12 @@ PER_BOT_CASES = tuple((name, deals, shared) for name in PER_BOT_SCHEDULES
 PER_BOT_BENCH = (("spades, head to head", 4, 0.9, "h2h.4"), ("spot 4 seats, 4 bots", 4, 0.9, "ffa.4"),
                  ("spot 4 seats, 4 bots", 8, 0.7, "ffa.8"), ("spades, 3 partnerships", 8, 0.7, "teams3.8"),
                  ("spades, 3 partnerships", 8, 0.9, "shared3.8"), ("spades, 3 partnerships", 20, 0.9, "shared.20"),
-                 ("spades, 4 partnerships", 8, 0.9, "teams4.8"))
+                 ("spades, 4 partnerships", 8, 0.9, "teams4.8"),
+                 ("spades, head to head, 2 nats apart", 8, 0.7, "h2h.2nats.8"),
+                 ("spades, head to head, 2 nats apart", 12, 0.7, "h2h.2nats.12"),
+                 ("spades, head to head, 3 nats apart", 12, 0.7, "h2h.3nats.12"),
+                 ("spades, head to head, 3 nats apart", 20, 0.7, "h2h.3nats.20"),
+                 ("spades, a random bot among two", 8, 0.7, "random.8"))
 #: Cells whose intervals were covered short of 0.93 (docs/strength.md), where the standings
 #: now show none: the bench checks they stay withheld.
 PER_BOT_WITHHELD = (("spades, 4 partnerships", 4, 0.9, "shared4.4"), ("spades, 4 partnerships", 6, 0.9, "shared4.6"))
