@@ -241,8 +241,8 @@ def too_few_deals(minimum: int = MIN_INTERVAL_DEALS) -> str:
 TOO_FEW_DEALS = too_few_deals(MIN_INTERVAL_DEALS)
 
 #: How the ratings and their intervals are made, in words (the web page, exports).
-RATING_METHOD = ("Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance "
-                 "never below half the model's own, and Student's t")
+RATING_METHOD = ("Bradley-Terry (Elo scale) on every pair of sides, 95% interval from the profile likelihood scaled by the "
+                 "deals' design effect (a deal-clustered variance, never below half the model's own) and Student's t")
 
 
 @dataclass
@@ -494,7 +494,16 @@ def _bradley_terry(
     (what one seating's cards give, another's take back: head-to-head results correlate at
     about -0.4 in Spades). Measured (docs/strength.md, "Calibration"): the model's variance
     covered 98-99% head to head; openskill's σ, used for more sides before, gave LOS spreads
-    of 0.4 and 1.3 instead of 1; the sandwich covers 93-97% in all three.
+    of 0.4 and 1.3 instead of 1; the sandwich covers 93-97% in all three. It is never taken
+    below ``MODEL_FLOOR`` x the model's own (``_floored``).
+
+    A rating's interval is the profile likelihood's: the values whose profile log posterior lies
+    within q² x e / 2 of its best, q the quantile (``interval_quantile``) and e the deals' design
+    effect on that rating, its variance above over the model's own (Rao and Scott's scaling of a
+    likelihood ratio; e = 1 where the variance is the model's). Where the likelihood is near its
+    normal shape that is about ± q standard errors; where a bot won nearly every match it is
+    lopsided as the likelihood is, where ± q s.e. about an overestimate missed (docs/strength.md,
+    "Lopsided pairs").
 
     Partners who always play together (fixed teams) are told apart only by the prior: they
     get the same rating, and the sandwich gives their difference no variance (their
@@ -506,20 +515,8 @@ def _bradley_terry(
     prec = 1 / BT_PRIOR_SIGMA**2
     hess = [[0.0] * n for _ in range(n)]
     totals = [(d, sum(v[0] for v in per.values()), sum(v[1] for v in per.values())) for d, per in data.items()]
-    for _ in range(100):
-        grad = [-prec * t for t in theta]
-        hess = [[(prec if i == j else 0.0) for j in range(n)] for i in range(n)]  # negative Hessian
-        for design, score, count in totals:
-            p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
-            w = count * p * (1 - p)
-            for i, ci in design:
-                grad[i] += ci * (score - count * p)
-                for j, cj in design:
-                    hess[i][j] += w * ci * cj
-        step = solve(hess, grad)
-        theta = [t + d for t, d in zip(theta, step)]
-        if max((abs(d) for d in step), default=0.0) < 1e-10:
-            break
+    theta = _newton(totals, prec, theta)
+    hess = _information(totals, prec, theta)[1]
     # The covariance of the estimate is H⁻¹ M H⁻¹, M the variance of the data's score (the
     # prior's term is fixed): the model's own, J = H - prior, or, better, the clustered one.
     # (J rather than H⁻¹ alone leaves nothing, not the prior's width, to the differences
@@ -560,11 +557,127 @@ def _bradley_terry(
     mean = sum(theta) / n if n else 0.0
     ratings = {}
     q = interval_quantile(df)
+    own = _centred_cov(inv, model) if df is not None else cov
+    ends: dict[tuple[int, ...], tuple[float, float]] = {}
+    best = _log_likelihood(totals, prec, theta)
+    entries = _entries(n, data)
     for i, b in enumerate(names):
         value = 1500 + ELO_PER_NAT * (theta[i] - mean)
         se = math.sqrt(max(cov[i][i], 0.0))
-        ratings[b] = Rating(value, value - q * se, value + q * se, se)
+        entry = entries[i]
+        if entry not in ends:
+            # the deals' design effect on this rating: its (floored, clustered) variance over the model's own
+            effect = cov[i][i] / own[i][i] if own[i][i] > 0 else 1.0
+            contrast = [(1 / len(entry) if k in entry else 0.0) - 1 / n for k in range(n)]
+            ends[entry] = _profile_interval(totals, prec, theta, best, contrast, q * q * effect, q * se / ELO_PER_NAT)
+        low, high = ends[entry]
+        ratings[b] = Rating(value, 1500 + ELO_PER_NAT * low, 1500 + ELO_PER_NAT * high, se)
     return ratings, cov, df
+
+
+def _information(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float,
+                 theta: Sequence[float]) -> tuple[list[float], list[list[float]]]:
+    """The gradient of the log posterior (the Bradley-Terry likelihood of ``totals``, design ->
+    summed score and count, and the prior of precision ``prec``) at ``theta``, and its negative
+    Hessian."""
+    n = len(theta)
+    grad = [-prec * t for t in theta]
+    hess = [[(prec if i == j else 0.0) for j in range(n)] for i in range(n)]
+    for design, score, count in totals:
+        p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
+        w = count * p * (1 - p)
+        for i, ci in design:
+            grad[i] += ci * (score - count * p)
+            for j, cj in design:
+                hess[i][j] += w * ci * cj
+    return grad, hess
+
+
+def _newton(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float, theta: Sequence[float],
+            contrast: Sequence[float] | None = None, value: float = 0.0, tol: float = 1e-10) -> list[float]:
+    """The posterior mode from ``theta`` by Newton's method (until no step exceeds ``tol``); with
+    ``contrast``, the mode among the strengths whose contrast · θ is ``value`` (Newton on the
+    Lagrangian)."""
+    n = len(theta)
+    theta = list(theta)
+    for _ in range(100):
+        grad, hess = _information(totals, prec, theta)
+        if contrast is None:
+            step = solve(hess, grad)
+        else:
+            bordered = [row + [contrast[i]] for i, row in enumerate(hess)] + [list(contrast) + [0.0]]
+            step = solve(bordered, grad + [value - sum(c * t for c, t in zip(contrast, theta))])[:n]
+        theta = [t + d for t, d in zip(theta, step)]
+        if max((abs(d) for d in step), default=0.0) < tol:
+            break
+    return theta
+
+
+def _log_likelihood(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float,
+                    theta: Sequence[float]) -> float:
+    """The log posterior (up to a constant) of ``theta``."""
+    out = -prec / 2 * sum(t * t for t in theta)
+    for design, score, count in totals:
+        eta = sum(c * theta[i] for i, c in design)
+        out += score * eta - count * (max(eta, 0.0) + math.log1p(math.exp(-abs(eta))))
+    return out
+
+
+def _entries(n: int, data: Mapping[tuple[tuple[int, float], ...], Any]) -> list[tuple[int, ...]]:
+    """Per bot, it and the partners it played every comparison beside (the same coefficient in
+    every design): what the results rate is their mean, one interval for them all."""
+    coefs = [dict(design) for design in data]
+    sign = [tuple(c.get(k, 0.0) for c in coefs) for k in range(n)]
+    return [tuple(k for k in range(n) if sign[k] == sign[i]) for i in range(n)]
+
+
+def _profile_interval(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float,
+                      theta: Sequence[float], best: float, contrast: Sequence[float], crit: float,
+                      guess: float) -> tuple[float, float]:
+    """The values v of ``contrast`` · θ (nats) whose profile log posterior is within ``crit`` / 2 of
+    its ``best`` (at the mode ``theta``): both ends, each found from the mode ± ``guess`` (a Wald
+    half-width) by bracketing and regula falsi (Illinois) on the deviance's root, nearly linear in
+    v, the constrained mode warm-started."""
+    centre = sum(c * t for c, t in zip(contrast, theta))
+    out = []
+    for direction in (-1.0, 1.0):
+        warm = list(theta)
+
+        def excess(v: float) -> float:  # the root of the profile deviance at v less √crit: about linear in v
+            nonlocal warm
+            warm = _newton(totals, prec, warm, contrast, v, tol=1e-7)
+            return math.sqrt(max(2 * (best - _log_likelihood(totals, prec, warm)), 0.0)) - root
+
+        root = math.sqrt(crit)
+        near, f_near = centre, -root
+        step = max(guess, 1e-3)
+        far = centre + direction * step
+        f_far = excess(far)
+        while f_far < 0 and step < 64:  # widen until past the end (the prior bounds every strength)
+            near, f_near, step = far, f_far, step * 2
+            far = centre + direction * step
+            f_far = excess(far)
+        side = 0
+        for _ in range(60):
+            if abs(f_far - f_near) < 1e-12 or abs(far - near) < 1e-7:
+                break
+            mid = far - f_far * (far - near) / (f_far - f_near)
+            f_mid = excess(mid)
+            if abs(f_mid) < 1e-4 * root:
+                near = far = mid
+                break
+            if (f_mid < 0) == (f_near < 0):
+                near, f_near = mid, f_mid
+                if side == -1:
+                    f_far /= 2
+                side = -1
+            else:
+                far, f_far = mid, f_mid
+                if side == 1:
+                    f_near /= 2
+                side = 1
+        out.append((near + far) / 2 if f_far >= 0 else far)
+    return out[0], out[1]
 
 
 def _centred_cov(inv: list[list[float]], meat: list[list[float]]) -> list[list[float]]:
@@ -605,11 +718,12 @@ def _floored(cov: list[list[float]], model: list[list[float]], share: float) -> 
 
 
 def interval_quantile(df: int | None) -> float:
-    """The multiple of the standard error a 95% interval spans: Student's t with ``df`` degrees
-    of freedom for a clustered variance (the clusters beyond the strength differences fitted,
-    halved with partnerships), the normal 1.96 for the model's own (``df`` None). With few clusters the sandwich's own
-    error is large, and 1.96 covered the strongest of three partnerships 0.92 of the time on
-    8 deals (docs/strength.md, "Coverage per bot")."""
+    """The quantile of a 95% interval (about the multiple of the standard error it spans; its
+    square, times the design effect, bounds the profile deviance: ``_bradley_terry``): Student's
+    t with ``df`` degrees of freedom for a clustered variance (the clusters beyond the strength
+    differences fitted, halved with partnerships), the normal 1.96 for the model's own (``df``
+    None). With few clusters the sandwich's own error is large, and 1.96 covered the strongest
+    of three partnerships 0.92 of the time on 8 deals (docs/strength.md, "Coverage per bot")."""
     return Z95 if df is None else t_quantile(0.975, df)
 
 
