@@ -639,6 +639,8 @@ def _profile_interval(totals: Sequence[tuple[tuple[tuple[int, float], ...], floa
     half-width) by bracketing and regula falsi (Illinois) on the deviance's root, nearly linear in
     v, the constrained mode warm-started."""
     centre = sum(c * t for c, t in zip(contrast, theta))
+    if not any(contrast):  # one bot (or one team) alone: no difference for the results to bound
+        return centre, centre
     out = []
     for direction in (-1.0, 1.0):
         warm = list(theta)

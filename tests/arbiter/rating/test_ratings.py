@@ -246,3 +246,11 @@ def test_duplicate_deals_cancel_the_card_luck_between_equal_bots(tmp_path, capsy
     with capsys.disabled():
         print(f"\nspades heuristic vs its copy, 12 units: variance duplicate {dup_var:.1f}, independent {ind_var:.1f}")
     assert dup_var == 0 and ind_var > 0
+
+
+def test_a_table_of_one_bot_rates_it_at_the_mean_with_no_width() -> None:
+    """Every match a bot against its own copy (one name): nothing to tell apart, so its rating
+    is the field's mean and its interval has no width (not the prior's span, ± thousands)."""
+    rows = [row(i, "aa", [5, 0], [1, 2], deal=i) for i in range(4)]
+    (only,) = compute_standings(rows, H2H, duplicate=False).rows
+    assert (only.rating.value, only.rating.low, only.rating.high) == (1500.0, 1500.0, 1500.0)
