@@ -660,12 +660,14 @@ def _profile_interval(totals: Sequence[tuple[tuple[tuple[int, float], ...], floa
             far = centre + direction * step
             f_far = excess(far)
         side = 0
+        if abs(f_far) < 2e-3:  # the ± form's end is the profile's already (within 0.002 s.e.)
+            near = far
         for _ in range(60):
             if abs(f_far - f_near) < 1e-12 or abs(far - near) < 1e-7:
                 break
             mid = far - f_far * (far - near) / (f_far - f_near)
             f_mid = excess(mid)
-            if abs(f_mid) < 1e-4 * root:
+            if abs(f_mid) < 2e-3:
                 near = far = mid
                 break
             if (f_mid < 0) == (f_near < 0):
