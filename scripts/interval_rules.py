@@ -25,7 +25,8 @@ CELLS = [(None, d, deals, shared) for d in (0.3, 1.0, 1.5) for deals in (4, 8, 1
         ("spot 4 seats, 4 bots", 4, 0.9), ("spot 4 seats, 4 bots", 8, 0.7), ("spot 4 seats, 4 bots", 20, 0.9),
         ("spades, 3 partnerships", 8, 0.9), ("spades, 3 partnerships", 8, 0.7), ("spades, 3 partnerships", 20, 0.9),
         ("spades, 4 partnerships", 8, 0.9), ("spades, a random bot among two", 4, 0.7),
-        ("spades, a random bot among two", 8, 0.7), ("spades, a random bot among two", 12, 0.7))]
+        ("spades, a random bot among two", 8, 0.7), ("spades, a random bot among two", 12, 0.7),
+        ("spot 4 seats, a random bot among three", 4, 0.7), ("spot 4 seats, a random bot among three", 6, 0.9))]
 
 
 def main(runs: int) -> None:

@@ -429,6 +429,12 @@ def enough_clusters(clusters: int, rank: int) -> bool:
     return clusters >= max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
 
 
+def _by_deal(clustered: bool, deals: set[Any], designs: Any) -> bool:
+    """Whether the comparisons cluster by deal (``_comparisons``): duplicate deals, at least
+    ``MIN_CLUSTERS`` of them and ``MIN_CLUSTER_DF`` beyond the rank of ``designs``."""
+    return clustered and enough_clusters(len(deals), _rank(list(designs)))
+
+
 def _comparisons(
     names: list[str], parsed: Sequence[_Parsed], clustered: bool
 ) -> dict[tuple[tuple[int, float], ...], dict[Any, list[float]]]:
@@ -465,7 +471,7 @@ def _comparisons(
     # play together share one): with 4 partnerships of 8 bots on 8 deals, counting bots
     # (8 + 2) left the variance unclustered, and the strongest and weakest teams were
     # covered 0.92 and 0.94, the middle ones 0.99 and 0.97; by rank (3 + 2), 0.94-0.96
-    by_deal = clustered and enough_clusters(len(deals), _rank(list({d for d, _, _, _ in seen})))
+    by_deal = _by_deal(clustered, deals, {d for d, _, _, _ in seen})
     out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
     for design, score, seed, idx in seen:
         acc = out.setdefault(design, {}).setdefault(seed if by_deal else idx, [0.0, 0])
@@ -495,7 +501,8 @@ def _bradley_terry(
     about -0.4 in Spades). Measured (docs/strength.md, "Calibration"): the model's variance
     covered 98-99% head to head; openskill's σ, used for more sides before, gave LOS spreads
     of 0.4 and 1.3 instead of 1; the sandwich covers 93-97% in all three. It is never taken
-    below ``MODEL_FLOOR`` x the model's own (``_floored``).
+    below ``MODEL_FLOOR`` x the model's own clustered by deal, nor below the model's own
+    (``MATCH_FLOOR``) clustered by match (``_floored``).
 
     A rating's interval is the profile likelihood's: the values whose profile log posterior lies
     within q² x e / 2 of its best, q the quantile (``interval_quantile``) and e the deals' design
@@ -552,8 +559,9 @@ def _bradley_terry(
             df = max(df // 2, 1)
         meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
     cov = _centred_cov(inv, meat)
-    if df is not None:  # clustered: never below MODEL_FLOOR x the model's own, rating by rating and difference by difference
-        cov = _floored(cov, _centred_cov(inv, model), MODEL_FLOOR)
+    if df is not None:  # clustered: never below the floor x the model's own, rating by rating and difference by difference
+        by_deal = _by_deal(clustered, {row.seed for row, _, _ in parsed}, data)
+        cov = _floored(cov, _centred_cov(inv, model), MODEL_FLOOR if by_deal else MATCH_FLOOR)
     mean = sum(theta) / n if n else 0.0
     ratings = {}
     q = interval_quantile(df)
@@ -704,6 +712,12 @@ def _centred_cov(inv: list[list[float]], meat: list[list[float]]) -> list[list[f
 #: Floors of 0.3 / 0.4 / 0.5 measured: 0.3 left 2 nats apart on 8 deals at 0.83-0.86, 0.4 and 0.5
 #: held every cell at 0.95 or more but one (docs/strength.md, "Lopsided pairs").
 MODEL_FLOOR = 0.5
+#: ... and where the comparisons cluster by match (a free for all on fewer deals than clustering
+#: by deal needs), below the model's own not at all: the pairs of one ranking can only agree (a
+#: bot last loses every pair at once), so a design effect under 1 there is the alike residuals'
+#: artefact. With 0.5 the weakest of a lopsided Spot field (1.5, 0.5, 0, -2 nats) on 4-6 deals
+#: was covered 0.91-0.93; with 1, 0.94-0.99, the usual fields unchanged (docs/strength.md).
+MATCH_FLOOR = 1.0
 
 
 def _floored(cov: list[list[float]], model: list[list[float]], share: float) -> list[list[float]]:

@@ -157,6 +157,8 @@ PER_BOT_SCHEDULES = {
     "spades, head to head, 2 nats apart": ("spades", {"deals": 1}, {"a": 1.0, "b": -1.0}, ()),
     "spades, head to head, 3 nats apart": ("spades", {"deals": 1}, {"a": 1.5, "b": -1.5}, ()),
     "spades, a random bot among two": ("spades", {"deals": 1}, {"heuristic": 1.5, "greedy": 0.5, "random": -2.0}, ()),
+    "spot 4 seats, a random bot among three": (STRENGTH_CASES["spot 4 seats, 4 bots"][0], STRENGTH_CASES["spot 4 seats, 4 bots"][1],
+                                               {"a": 1.5, "b": 0.5, "c": 0.0, "random": -2.0}, ()),
 }
 #: (schedule, deals, shared luck) cells of ``per_bot_rows``: few deals, the least with an
 #: interval (``ratings.MIN_INTERVAL_DEALS``) and below it, strong shared luck (0.9).
@@ -173,7 +175,8 @@ PER_BOT_BENCH = (("spades, head to head", 4, 0.9, "h2h.4"), ("spot 4 seats, 4 bo
                  ("spades, head to head, 2 nats apart", 12, 0.7, "h2h.2nats.12"),
                  ("spades, head to head, 3 nats apart", 12, 0.7, "h2h.3nats.12"),
                  ("spades, head to head, 3 nats apart", 20, 0.7, "h2h.3nats.20"),
-                 ("spades, a random bot among two", 8, 0.7, "random.8"))
+                 ("spades, a random bot among two", 8, 0.7, "random.8"),
+                 ("spot 4 seats, a random bot among three", 4, 0.7, "ffa.random.4"))
 #: Cells whose intervals were covered short of 0.93 (docs/strength.md), where the standings
 #: now show none: the bench checks they stay withheld.
 PER_BOT_WITHHELD = (("spades, 4 partnerships", 4, 0.9, "shared4.4"), ("spades, 4 partnerships", 6, 0.9, "shared4.6"))

@@ -185,3 +185,18 @@ def test_values_all_alike_have_no_spread_even_when_their_mean_is_not_exact(value
     assert mean_se([0.1, 0.2, 0.3]).se == pytest.approx(0.0577350269, rel=1e-9)
     # a real spread far below a game's units keeps its first digit without 17 places of the mean
     assert MeanSE(0.1, 3e-18, 10).text() == "+0.10 ± 3e-18" and MeanSE(0.5, 0.004, 9).text(1) == "+0.500 ± 0.004"
+
+
+def test_a_free_for_all_clustered_by_match_keeps_the_model_s_variance_under_it(monkeypatch) -> None:
+    """Spot, four seats, a random bot (-2 nats) among three (1.5, 0.5, 0) on 4 deals: too few deals
+    to cluster by deal, so the pairs cluster by match, where they can only agree (a bot last loses
+    every pair at once). When the random bot finishes last in every match its residuals are all
+    alike, and the clustered variance floored at half the model's left it covered 0.91-0.93
+    (docs/strength.md, "Lopsided pairs"); floored at the model's own (``ratings.MATCH_FLOOR``)
+    0.94-0.99. 200 seeded round robins, both ways."""
+    from arbiter.tools.statreport import per_bot
+
+    kept = per_bot("spot 4 seats, a random bot among three", 4, 0.7, 200, "test").bot_coverage
+    monkeypatch.setattr(ratings, "MATCH_FLOOR", ratings.MODEL_FLOOR)
+    half = per_bot("spot 4 seats, a random bot among three", 4, 0.7, 200, "test").bot_coverage
+    assert half["random"] <= kept["random"] - 0.03 and min(kept.values()) >= 0.93, (half, kept)
