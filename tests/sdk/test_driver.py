@@ -325,11 +325,12 @@ def test_an_answer_of_the_wrong_kind_says_what_to_change():
         def choose(self, view, legal_actions):
             return legal_actions[:1]
 
+    import gc
+
+    gc.collect()  # what earlier tests on this worker left (an unclosed loop's socket pair) is not this test's
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "never awaited" would be one
         failures = [SeatDriver(b(), _info()).decide(view, legal).failure for b in (Async, Yields, Listed)]
-        import gc
-
         gc.collect()
     assert failures == [
         "choose returned a coroutine, not an action: return one of legal_actions (choose is called without await: "
