@@ -649,14 +649,16 @@ def _profile_interval(totals: Sequence[tuple[tuple[tuple[int, float], ...], floa
     centre = sum(c * t for c, t in zip(contrast, theta))
     if not any(contrast):  # one bot (or one team) alone: no difference for the results to bound
         return centre, centre
+    # the constrained mode's first guess at v: the mode moved along H⁻¹a, as a normal posterior would
+    toward = solve(_information(totals, prec, theta)[1], list(contrast))
+    scale = sum(c * t for c, t in zip(contrast, toward))
     out = []
     for direction in (-1.0, 1.0):
-        warm = list(theta)
 
         def excess(v: float) -> float:  # the root of the profile deviance at v less √crit: about linear in v
-            nonlocal warm
-            warm = _newton(totals, prec, warm, contrast, v, tol=1e-7)
-            return math.sqrt(max(2 * (best - _log_likelihood(totals, prec, warm)), 0.0)) - root
+            start = [t + (v - centre) / scale * w for t, w in zip(theta, toward)]
+            mode = _newton(totals, prec, start, contrast, v, tol=1e-5)
+            return math.sqrt(max(2 * (best - _log_likelihood(totals, prec, mode)), 0.0)) - root
 
         root = math.sqrt(crit)
         near, f_near = centre, -root
