@@ -520,7 +520,6 @@ def _bradley_terry(
     data = _comparisons(names, parsed, clustered)
     theta = [0.0] * n
     prec = 1 / BT_PRIOR_SIGMA**2
-    hess = [[0.0] * n for _ in range(n)]
     totals = [(d, sum(v[0] for v in per.values()), sum(v[1] for v in per.values())) for d, per in data.items()]
     theta = _newton(totals, prec, theta)
     hess = _information(totals, prec, theta)[1]
@@ -558,14 +557,14 @@ def _bradley_terry(
             # with t(G - r), 0.94-0.95 with t((G - r) / 2) (docs/strength.md, "Coverage per bot")
             df = max(df // 2, 1)
         meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
-    cov = _centred_cov(inv, meat)
+    cov = own = _centred_cov(inv, meat)
     if df is not None:  # clustered: never below the floor x the model's own, rating by rating and difference by difference
+        own = _centred_cov(inv, model)
         by_deal = _by_deal(clustered, {row.seed for row, _, _ in parsed}, data)
-        cov = _floored(cov, _centred_cov(inv, model), MODEL_FLOOR if by_deal else MATCH_FLOOR)
+        cov = _floored(cov, own, MODEL_FLOOR if by_deal else MATCH_FLOOR)
     mean = sum(theta) / n if n else 0.0
     ratings = {}
     q = interval_quantile(df)
-    own = _centred_cov(inv, model) if df is not None else cov
     ends: dict[tuple[int, ...], tuple[float, float]] = {}
     best = _log_likelihood(totals, prec, theta)
     entries = _entries(n, data)
@@ -645,22 +644,22 @@ def _profile_interval(totals: Sequence[tuple[tuple[tuple[int, float], ...], floa
     """The values v of ``contrast`` · θ (nats) whose profile log posterior is within ``crit`` / 2 of
     its ``best`` (at the mode ``theta``): both ends, each found from the mode ± ``guess`` (a Wald
     half-width) by bracketing and regula falsi (Illinois) on the deviance's root, nearly linear in
-    v, the constrained mode warm-started."""
+    v; the constrained mode at each v by Newton from the mode moved along H⁻¹a."""
     centre = sum(c * t for c, t in zip(contrast, theta))
     if not any(contrast):  # one bot (or one team) alone: no difference for the results to bound
         return centre, centre
     # the constrained mode's first guess at v: the mode moved along H⁻¹a, as a normal posterior would
     toward = solve(_information(totals, prec, theta)[1], list(contrast))
     scale = sum(c * t for c, t in zip(contrast, toward))
+    root = math.sqrt(crit)
+
+    def excess(v: float) -> float:  # the root of the profile deviance at v less √crit: about linear in v
+        start = [t + (v - centre) / scale * w for t, w in zip(theta, toward)]
+        mode = _newton(totals, prec, start, contrast, v, tol=1e-5)
+        return math.sqrt(max(2 * (best - _log_likelihood(totals, prec, mode)), 0.0)) - root
+
     out = []
     for direction in (-1.0, 1.0):
-
-        def excess(v: float) -> float:  # the root of the profile deviance at v less √crit: about linear in v
-            start = [t + (v - centre) / scale * w for t, w in zip(theta, toward)]
-            mode = _newton(totals, prec, start, contrast, v, tol=1e-5)
-            return math.sqrt(max(2 * (best - _log_likelihood(totals, prec, mode)), 0.0)) - root
-
-        root = math.sqrt(crit)
         near, f_near = centre, -root
         step = max(guess, 1e-3)
         far = centre + direction * step
