@@ -6,6 +6,7 @@ floor under the clustered variance (``ratings.MODEL_FLOOR``; 0: none).
 
     .venv/bin/python scripts/interval_rules.py 300               # today's rule, 300 runs a cell (a few minutes)
     .venv/bin/python scripts/interval_rules.py 300 --floor 0.3   # a floor measured and not kept
+    .venv/bin/python scripts/interval_rules.py 500 --partners    # the partnership cells alone (twenty-ninth session)
 
 The rules before are in the history: at commit a13194ec the ± t(df) s.e. interval with the floor
 (``git checkout a13194ec -- arbiter/rating/ratings.py``), at 18bb9521 without it.
@@ -28,15 +29,22 @@ CELLS = [(None, d, deals, shared) for d in (0.3, 1.0, 1.5) for deals in (4, 8, 1
         ("spades, a random bot among two", 8, 0.7), ("spades, a random bot among two", 12, 0.7),
         ("spot 4 seats, a random bot among three", 4, 0.7), ("spot 4 seats, a random bot among three", 6, 0.9))]
 
+#: The partnership cells where the intervals over-cover (docs/strength.md, "The partnerships'
+#: over-coverage"), their seeds ``p:…``.
+PARTNER_CELLS = [(name, None, deals, shared) for name, deals, shared in (
+    ("spades, 3 partnerships", 8, 0.7), ("spades, 3 partnerships", 8, 0.9), ("spades, 3 partnerships", 12, 0.9),
+    ("spades, 3 partnerships", 20, 0.9), ("spades, 3 partnerships", 40, 0.7), ("spades, 3 partnerships", 20, 0.0),
+    ("spades, 4 partnerships", 8, 0.7), ("spades, 4 partnerships", 8, 0.9), ("spades, 4 partnerships", 12, 0.7))]
 
-def main(runs: int) -> None:
-    for name, d, deals, shared in CELLS:
+
+def main(runs: int, cells=CELLS, seed: str = "g") -> None:
+    for name, d, deals, shared in cells:
         if d is not None:
             game, options, strength, teams = "spades", {"deals": 1}, {"a": d, "b": -d}, ()
             label, tag = f"head to head, {2 * d:g} nats apart", str(d)
         else:
             (game, options, strength, teams), label, tag = PER_BOT_SCHEDULES[name], name, name
-        c = strength_calibration(game, options, strength, deals, runs, random.Random(f"g:{tag}:{deals}:{shared}"), teams,
+        c = strength_calibration(game, options, strength, deals, runs, random.Random(f"{seed}:{tag}:{deals}:{shared}"), teams,
                                  shared=shared)
         each = c.bot_coverage.values()
         print(f"{label}, {deals} deals, shared {shared:g}: {min(each):.3f}..{max(each):.3f}", flush=True)
@@ -48,4 +56,6 @@ if __name__ == "__main__":
         at = args.index("--floor")
         ratings.MODEL_FLOOR = float(args[at + 1])
         del args[at:at + 2]
-    main(int(args[0]) if args else 300)
+    partners = "--partners" in args
+    args = [a for a in args if a != "--partners"]
+    main(int(args[0]) if args else 300, *((PARTNER_CELLS, "p") if partners else ()))
