@@ -33,6 +33,7 @@ import itertools
 import json
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -369,9 +370,40 @@ async def run_tournament(
 
 def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots: Sequence[str] = ()):
     """The table (arbiter.rating.ratings.Standings) for these stored matches of ``game`` (a
-    forfeit in its margins at the game's widest: ``ratings.forfeit_stake``)."""
+    forfeit in its margins at the game's widest: ``ratings.forfeit_stake``).
 
-    return compute_standings(rows, game.teams, duplicate, bots, forfeit_stake(game))
+    The last ``STANDINGS_KEPT`` tables are kept for the next reader, keyed on everything the
+    table is made of (each match's place, seats, outcome and incidents, the teams, the stake):
+    a tournament's page, each of its bots' pages and every update a running one pushes ask for
+    the same table, whose profile intervals take seconds for a field of 50 (docs/strength.md,
+    "Lopsided pairs"). The table is read, never changed, by its readers."""
+    teams = tuple(tuple(t) for t in game.teams)
+    stake = forfeit_stake(game)
+    key = (teams, bool(duplicate), tuple(bots), stake,
+           tuple((r.idx, r.round, r.deal, r.table, r.seed, tuple(r.seats), r.outcome, tuple(r.incidents)) for r in rows))
+    with _STANDINGS_LOCK:
+        kept = _STANDINGS.get(key)
+        if kept is not None:
+            _STANDINGS.move_to_end(key)
+            return kept
+    table = compute_standings(rows, teams, duplicate, bots, stake)
+    with _STANDINGS_LOCK:
+        _STANDINGS[key] = table
+        while len(_STANDINGS) > STANDINGS_KEPT:
+            _STANDINGS.popitem(last=False)
+    return table
+
+
+#: How many tables ``standings`` keeps (least recently read dropped first).
+STANDINGS_KEPT = 16
+_STANDINGS: collections.OrderedDict[tuple, Any] = collections.OrderedDict()
+_STANDINGS_LOCK = threading.Lock()
+
+
+def forget_standings() -> None:
+    """Drop the tables ``standings`` keeps (a measurement of a cold read)."""
+    with _STANDINGS_LOCK:
+        _STANDINGS.clear()
 
 
 def planned_deals(spec: TournamentSpec, game: Game, evaluation: bool = False) -> collections.Counter:
