@@ -257,7 +257,8 @@ class EvalResult:
             f"{self.game}: {self.bot_a} vs {self.bot_b}, {self.deals} deal{'' if self.deals == 1 else 's'} x 2 seatings (seed {self.seed}): "
             + (f"margin {self.margin.text()} (s.e.{self._few()}), " if self.margin.no_spread is None else
                f"margin {self.mean_margin:+.2f} ({self.margin.no_spread}{self._few()}), ") +
-            f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses})"
+            f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses}"
+            + (", a draw counting half)" if self.draws else ")")
         )
 
     def _few(self) -> str:

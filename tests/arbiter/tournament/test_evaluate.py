@@ -30,6 +30,7 @@ def test_margin_and_standard_error_over_deals() -> None:
     assert r.stderr == pytest.approx(12.0185, rel=1e-4)
     assert (r.wins, r.draws, r.losses) == (4, 1, 1)
     assert r.win_rate == pytest.approx(4.5 / 6)
+    assert r.summary().endswith("win rate 75.0% (4-1-1, a draw counting half)")  # 4 of 6 won: the draw's half said
 
 
 def test_same_seed_same_result_and_a_bot_against_itself_is_even() -> None:
