@@ -35,9 +35,10 @@ wirec: $(BIN)/activate
 proto: $(BIN)/activate
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)
 
-## A round-robin Spades tournament between the bundled bots over gRPC, then standings.
+## A round-robin Spades tournament between the bundled bots over gRPC, then standings (8 deals:
+## the fewest whose standings give three bots' ratings an interval, docs/strength.md).
 demo: $(BIN)/activate wirec
-	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4 --transport grpc --db .demo.sqlite --fresh
+	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 8 --transport grpc --db .demo.sqlite --fresh
 	@echo "In a browser, with a seat to play at /play: $(BIN)/arbiter web (it serves .demo.sqlite while there is no arena.sqlite)"
 
 ## Debian's chromium and chromedriver, for the browser tests (tests/e2e/test_web.py, test_table.py). Idempotent;

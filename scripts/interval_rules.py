@@ -7,6 +7,7 @@ floor under the clustered variance (``ratings.MODEL_FLOOR``; 0: none).
     .venv/bin/python scripts/interval_rules.py 300               # today's rule, 300 runs a cell (a few minutes)
     .venv/bin/python scripts/interval_rules.py 300 --floor 0.3   # a floor measured and not kept
     .venv/bin/python scripts/interval_rules.py 500 --partners    # the partnership cells alone (twenty-ninth session)
+    .venv/bin/python scripts/interval_rules.py 300 --tables      # fields whose deals are played at several tables
 
 The rules before are in the history: at commit a13194ec the ± t(df) s.e. interval with the floor
 (``git checkout a13194ec -- arbiter/rating/ratings.py``), at 18bb9521 without it.
@@ -36,6 +37,34 @@ PARTNER_CELLS = [(name, None, deals, shared) for name, deals, shared in (
     ("spades, 3 partnerships", 20, 0.9), ("spades, 3 partnerships", 40, 0.7), ("spades, 3 partnerships", 20, 0.0),
     ("spades, 4 partnerships", 8, 0.7), ("spades, 4 partnerships", 8, 0.9), ("spades, 4 partnerships", 12, 0.7))]
 
+#: Fields whose deals are played at several tables (a round robin of three bots or more head to
+#: head, or of more bots than a table seats): docs/strength.md, "Several tables a deal". Each at
+#: 4-12 deals with shared luck 0.7 and 0.9, the worst bot's coverage, ``*`` where the standings
+#: show no interval, seeds ``g2:…`` (4-7 deals) and ``g3:…`` (8-12).
+SP = ("spades", {"deals": 1})
+TABLE_FIELDS = {
+    "h2h 3 spread": (SP, {"a": 1.2, "b": 0.0, "c": -1.2}),
+    "h2h 3 demo": (SP, {"h": 1.5, "g": 0.5, "r": -2.0}),
+    "h2h 4 spread": (SP, {"a": 1.2, "b": 0.4, "c": -0.3, "d": -1.3}),
+    "h2h 4 close": (SP, {"a": 0.3, "b": 0.1, "c": -0.1, "d": -0.3}),
+    "h2h 5 spread": (SP, {"a": 1.2, "b": 0.6, "c": 0.0, "d": -0.6, "e": -1.2}),
+    "h2h 8 spread": (SP, {f"b{i}": -1.5 + 3 * i / 7 for i in range(8)}),
+    "spot4 5 bots": (("spot", {"players": 4, "hands": 1}), {"a": 0.6, "b": 0.3, "c": 0.0, "d": -0.3, "e": -0.6}),
+    "spot3 4 bots": (("spot", {"players": 3, "hands": 1}), {"a": 0.6, "b": 0.2, "c": -0.2, "d": -0.6}),
+    "spot4 6 bots": (("spot", {"players": 4, "hands": 1}), {"a": 0.6, "b": 0.3, "c": 0.0, "d": -0.1, "e": -0.3, "f": -0.5}),
+}
+
+
+def tables(runs: int, deals=(4, 5, 6, 7, 8, 9, 10, 12)) -> None:
+    for name, ((game, options), strength) in TABLE_FIELDS.items():
+        for shared in (0.7, 0.9):
+            row = []
+            for n in deals:
+                c = strength_calibration(game, options, strength, n, runs,
+                                         random.Random(f"{'g2' if n < 8 else 'g3'}:{name}:{n}:{shared}"), (), shared=shared)
+                row.append(f"{n}: {c.min_coverage:.3f}{'' if c.shown_share == 1 else '*' if c.shown_share == 0 else '?'}")
+            print(f"{name}, shared {shared:g}: " + "  ".join(row), flush=True)
+
 
 def main(runs: int, cells=CELLS, seed: str = "g") -> None:
     for name, d, deals, shared in cells:
@@ -56,6 +85,9 @@ if __name__ == "__main__":
         at = args.index("--floor")
         ratings.MODEL_FLOOR = float(args[at + 1])
         del args[at:at + 2]
-    partners = "--partners" in args
-    args = [a for a in args if a != "--partners"]
-    main(int(args[0]) if args else 300, *((PARTNER_CELLS, "p") if partners else ()))
+    partners, several = "--partners" in args, "--tables" in args
+    args = [a for a in args if a not in ("--partners", "--tables")]
+    if several:
+        tables(int(args[0]) if args else 300)
+    else:
+        main(int(args[0]) if args else 300, *((PARTNER_CELLS, "p") if partners else ()))

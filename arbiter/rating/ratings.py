@@ -227,15 +227,44 @@ MIN_INTERVAL_DEALS = 4
 MIN_PARTNERSHIP_INTERVAL_DEALS = 8
 
 
-def min_interval_deals(partnerships: bool) -> int:
-    """The fewest deals whose standings give rating intervals."""
-    return MIN_PARTNERSHIP_INTERVAL_DEALS if partnerships else MIN_INTERVAL_DEALS
+#: Why ``min_interval_deals`` asks for more than ``MIN_INTERVAL_DEALS`` (the note's words).
+WITH_PARTNERSHIPS = "with partnerships"
+AT_SEVERAL_TABLES = "where each deal is played at several tables"
 
 
-def too_few_deals(minimum: int = MIN_INTERVAL_DEALS) -> str:
-    """What the standings say instead of an interval below ``minimum`` deals."""
-    why = " with partnerships" if minimum == MIN_PARTNERSHIP_INTERVAL_DEALS != MIN_INTERVAL_DEALS else ""
-    return f"too few deals for an interval (fewer than {minimum}{why})"
+def min_interval_deals(partnerships: bool, several_tables: bool = False, rank: int = 1) -> tuple[int, str]:
+    """The fewest deals whose standings give rating intervals, and why more than
+    ``MIN_INTERVAL_DEALS`` ("" if not): ``MIN_PARTNERSHIP_INTERVAL_DEALS`` with partnerships; where
+    one duplicate deal's cards are played at several tables (a round robin of three bots or more,
+    each pairing or table on the same cards), as many as clustering by deal needs for ``rank``
+    strength differences (``enough_clusters``). Below that the variance is the model's own or
+    clustered by match, and the deal's luck, shared by the results of different tables, is seen
+    by neither: the strongest and weakest of four bots head to head (1.2 to -1.3 nats) were
+    covered 0.85-0.88 on 4-7 deals with strong shared luck, of six Spot bots at tables of four
+    0.64-0.81 on 5-6 deals; clustered by deal from 8, 0.96-0.99 (docs/strength.md, "Several
+    tables a deal")."""
+    least, why = (MIN_PARTNERSHIP_INTERVAL_DEALS, WITH_PARTNERSHIPS) if partnerships else (MIN_INTERVAL_DEALS, "")
+    if several_tables:
+        clustered = max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
+        if clustered > least:
+            least, why = clustered, AT_SEVERAL_TABLES
+    return least, why
+
+
+def too_few_deals(minimum: int = MIN_INTERVAL_DEALS, why: str | None = None) -> str:
+    """What the standings say instead of an interval below ``minimum`` deals (``why``: the
+    reason it is more than ``MIN_INTERVAL_DEALS``; by default partnerships' where it is theirs)."""
+    if why is None:
+        why = WITH_PARTNERSHIPS if minimum == MIN_PARTNERSHIP_INTERVAL_DEALS != MIN_INTERVAL_DEALS else ""
+    return f"too few deals for an interval (fewer than {minimum}{' ' + why if why else ''})"
+
+
+def several_tables_a_deal(rows: Sequence[MatchRow]) -> bool:
+    """Whether some deal (its seed) was played at more than one table: by different sets of bots."""
+    tables: dict[Any, set[frozenset[str]]] = {}
+    for r in rows:
+        tables.setdefault(r.seed, set()).add(frozenset(r.seats))
+    return any(len(t) > 1 for t in tables.values())
 
 
 TOO_FEW_DEALS = too_few_deals(MIN_INTERVAL_DEALS)
@@ -255,12 +284,13 @@ class Standings:
     covariance: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)  # of the ratings, Elo²
     interval_df: int | None = None  # the intervals' degrees of freedom (None: the model's own variance)
     min_interval_deals: int = MIN_INTERVAL_DEALS  # fewer deals and no rating has an interval (``min_interval_deals``)
+    min_interval_why: str | None = None  # why that many (``min_interval_deals``' reason; None: as ``too_few_deals`` reads it)
     stake: float = 1.0  # what a forfeit costs its failing side in the margins (``forfeit_stake``)
 
     @property
     def too_few_deals(self) -> str:
         """Why no rating has an interval, when none has."""
-        return too_few_deals(self.min_interval_deals)
+        return too_few_deals(self.min_interval_deals, self.min_interval_why)
 
     def cross(self, a: str, b: str) -> float | None:
         """Score rate of ``a`` against ``b`` (None if they never met)."""
@@ -371,8 +401,9 @@ def compute_standings(
     # put it at the field's mean, and with no data of it the sandwich gave it an interval of width
     # 0 and a likelihood of superiority near 1 over the next row
     names = [b for b in table if table[b].matches]
-    ratings, cov, df = _bradley_terry(names, parsed, clustered=duplicate)
-    least = min_interval_deals(any(len(bots) > 1 for _, _, sides in parsed for bots in sides))
+    ratings, cov, df, rank = _bradley_terry(names, parsed, clustered=duplicate)
+    least, why = min_interval_deals(any(len(bots) > 1 for _, _, sides in parsed for bots in sides),
+                                    duplicate and several_tables_a_deal(rows), rank)
     few = len({(row.round, row.deal) for row in rows}) < least
     for b, r in ratings.items():
         r.interval = not few
@@ -380,7 +411,7 @@ def compute_standings(
     covariance = {a: {b: cov[i][j] for j, b in enumerate(names)} for i, a in enumerate(names)}
     ordered = sorted(table.values(), key=lambda s: (-(s.rating.value if s.rating else 0.0), -s.score_rate, -s.mean_margin, s.name))
     crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
-    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least, stake)
+    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least, why, stake)
     for i, st in enumerate(ordered):
         st.rank = ordered[i - 1].rank if i and tied(ordered[i - 1], st) else i + 1
         if i + 1 < len(ordered) and st.rating is not None and ordered[i + 1].rating is not None:
@@ -482,9 +513,10 @@ def _comparisons(
 
 def _bradley_terry(
     names: list[str], parsed: Sequence[_Parsed], clustered: bool = False
-) -> tuple[dict[str, Rating], list[list[float]], int | None]:
+) -> tuple[dict[str, Rating], list[list[float]], int | None, int]:
     """MAP Bradley-Terry strengths of the bots from every pair of sides, by Newton's method;
-    Elo-scaled ratings and their covariance (Elo², centred).
+    Elo-scaled ratings, their covariance (Elo², centred), the intervals' degrees of freedom
+    (None: the model's variance) and the number of strength differences the results determine.
 
     A side's strength is the mean of its distinct bots' strengths; side x finishes ahead of
     side y with probability 1 / (1 + exp(θ_y - θ_x)). Head to head that is the whole match.
@@ -540,7 +572,7 @@ def _bradley_terry(
     if several and enough_clusters(len(per_cluster), _rank([d for d in data])):
         residual: dict[Any, list[float]] = {}
         for design, per in data.items():
-            p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
+            p = _logistic(sum(c * theta[i] for i, c in design))
             for cluster, (score, count) in per.items():
                 g = residual.setdefault(cluster, [0.0] * n)
                 for i, c in design:
@@ -579,7 +611,7 @@ def _bradley_terry(
             ends[entry] = _profile_interval(totals, prec, theta, best, contrast, q * q * effect, q * se / ELO_PER_NAT)
         low, high = ends[entry]
         ratings[b] = Rating(value, 1500 + ELO_PER_NAT * low, 1500 + ELO_PER_NAT * high, se)
-    return ratings, cov, df
+    return ratings, cov, df, _rank(list(data))
 
 
 def _information(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float,
@@ -591,7 +623,7 @@ def _information(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, fl
     grad = [-prec * t for t in theta]
     hess = [[(prec if i == j else 0.0) for j in range(n)] for i in range(n)]
     for design, score, count in totals:
-        p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
+        p = _logistic(sum(c * theta[i] for i, c in design))
         w = count * p * (1 - p)
         for i, ci in design:
             grad[i] += ci * (score - count * p)
@@ -600,11 +632,21 @@ def _information(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, fl
     return grad, hess
 
 
+def _logistic(x: float) -> float:
+    """1 / (1 + e^-x), without overflow however far x is (a profile's ends reach tens of nats)."""
+    if x >= 0:
+        return 1 / (1 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1 + e)
+
+
 def _newton(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float, theta: Sequence[float],
             contrast: Sequence[float] | None = None, value: float = 0.0, tol: float = 1e-10) -> list[float]:
     """The posterior mode from ``theta`` by Newton's method (until no step exceeds ``tol``); with
     ``contrast``, the mode among the strengths whose contrast · θ is ``value`` (Newton on the
-    Lagrangian)."""
+    Lagrangian: every step after the first keeps the constraint). A step that would lower the log
+    posterior is halved until it does not (the log posterior is concave, so this converges from any
+    start: a profile's far points start where a full step overshot, 8 bots on 9 deals overflowed)."""
     n = len(theta)
     theta = list(theta)
     for _ in range(100):
@@ -614,6 +656,15 @@ def _newton(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]]
         else:
             bordered = [row + [contrast[i]] for i, row in enumerate(hess)] + [list(contrast) + [0.0]]
             step = solve(bordered, grad + [value - sum(c * t for c, t in zip(contrast, theta))])[:n]
+        if max((abs(d) for d in step), default=0.0) > 0.5 and (
+                contrast is None or abs(sum(c * t for c, t in zip(contrast, theta)) - value) < 1e-9):
+            # a long step on the constraint must not lower the log posterior (halved until it does
+            # not; near the mode Newton's steps are short and right)
+            level = _log_likelihood(totals, prec, theta)
+            for _ in range(30):
+                if _log_likelihood(totals, prec, [t + d for t, d in zip(theta, step)]) >= level - 1e-12 * (1 + abs(level)):
+                    break
+                step = [d / 2 for d in step]
         theta = [t + d for t, d in zip(theta, step)]
         if max((abs(d) for d in step), default=0.0) < tol:
             break

@@ -159,6 +159,10 @@ PER_BOT_SCHEDULES = {
     "spades, a random bot among two": ("spades", {"deals": 1}, {"heuristic": 1.5, "greedy": 0.5, "random": -2.0}, ()),
     "spot 4 seats, a random bot among three": (STRENGTH_CASES["spot 4 seats, 4 bots"][0], STRENGTH_CASES["spot 4 seats, 4 bots"][1],
                                                {"a": 1.5, "b": 0.5, "c": 0.0, "random": -2.0}, ()),
+    # several tables a deal (twenty-ninth session): six pairings of four bots, fifteen tables of four of six
+    "spades, four bots head to head": ("spades", {"deals": 1}, {"a": 1.2, "b": 0.4, "c": -0.3, "d": -1.3}, ()),
+    "spot 4 seats, 6 bots": ("spot", {"players": 4, "hands": 1},
+                             {"a": 0.6, "b": 0.3, "c": 0.0, "d": -0.1, "e": -0.3, "f": -0.5}, ()),
 }
 #: (schedule, deals, shared luck) cells of ``per_bot_rows``: few deals, the least with an
 #: interval (``ratings.MIN_INTERVAL_DEALS``) and below it, strong shared luck (0.9).
@@ -176,10 +180,12 @@ PER_BOT_BENCH = (("spades, head to head", 4, 0.9, "h2h.4"), ("spot 4 seats, 4 bo
                  ("spades, head to head, 3 nats apart", 12, 0.7, "h2h.3nats.12"),
                  ("spades, head to head, 3 nats apart", 20, 0.7, "h2h.3nats.20"),
                  ("spades, a random bot among two", 8, 0.7, "random.8"),
-                 ("spot 4 seats, a random bot among three", 4, 0.7, "ffa.random.4"))
+                 ("spot 4 seats, a random bot among three", 4, 0.7, "ffa.random.4"),
+                 ("spades, four bots head to head", 8, 0.9, "h2h4.8"), ("spot 4 seats, 6 bots", 8, 0.7, "ffa6.8"))
 #: Cells whose intervals were covered short of 0.93 (docs/strength.md), where the standings
 #: now show none: the bench checks they stay withheld.
-PER_BOT_WITHHELD = (("spades, 4 partnerships", 4, 0.9, "shared4.4"), ("spades, 4 partnerships", 6, 0.9, "shared4.6"))
+PER_BOT_WITHHELD = (("spades, 4 partnerships", 4, 0.9, "shared4.4"), ("spades, 4 partnerships", 6, 0.9, "shared4.6"),
+                    ("spades, four bots head to head", 6, 0.9, "h2h4.6"), ("spot 4 seats, 6 bots", 6, 0.7, "ffa6.6"))
 
 
 def per_bot(name: str, deals: int, shared: float, runs: int, tag: str):
