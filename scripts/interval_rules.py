@@ -8,6 +8,7 @@ floor under the clustered variance (``ratings.MODEL_FLOOR``; 0: none).
     .venv/bin/python scripts/interval_rules.py 300 --floor 0.3   # a floor measured and not kept
     .venv/bin/python scripts/interval_rules.py 500 --partners    # the partnership cells alone (twenty-ninth session)
     .venv/bin/python scripts/interval_rules.py 300 --tables      # fields whose deals are played at several tables
+    .venv/bin/python scripts/interval_rules.py 300 --formats     # a gauntlet, a double round robin, no duplicate deals
 
 The rules before are in the history: at commit a13194ec the ± t(df) s.e. interval with the floor
 (``git checkout a13194ec -- arbiter/rating/ratings.py``), at 18bb9521 without it.
@@ -66,6 +67,44 @@ def tables(runs: int, deals=(4, 5, 6, 7, 8, 9, 10, 12)) -> None:
             print(f"{name}, shared {shared:g}: " + "  ".join(row), flush=True)
 
 
+def formats(runs: int) -> None:
+    """The other schedules a tournament can have (docs/strength.md, "Several tables a deal"): a
+    gauntlet of a challenger against four bots, a double round robin and a round robin without
+    duplicate deals of four bots (1.2 to -1.3 nats), 4-12 deals; the worst bot, ``*`` where no
+    interval is shown. Seeds ``f:…``."""
+    import collections
+
+    from arbiter.rating.ratings import ELO_PER_NAT, compute_standings
+    from arbiter.tools.calibration import simulated_rows
+    from arbiter.tournament.run import schedule
+    from arbiter.tournament.spec import TournamentSpec
+
+    four = {"a": 1.2, "b": 0.4, "c": -0.3, "d": -1.3}
+    for fmt, duplicate, strength in (("gauntlet", True, {"ch": 0.5, "a": 1.0, "b": 0.2, "c": -0.6, "d": -1.1}),
+                                     ("double-round-robin", True, four), ("round-robin", False, four)):
+        for shared in (0.7, 0.9):
+            row = []
+            for deals in (4, 6, 8, 12):
+                spec = TournamentSpec(game="spades", bots=tuple(strength), options={"deals": 1}, deals=deals, seed=0,
+                                      format=fmt, duplicate=duplicate)
+                game = spec.validate_game()
+                matches = schedule(game, spec)
+                rng = random.Random(f"f:{fmt}:{deals}:{shared}:{duplicate}")
+                mean = sum(strength.values()) / len(strength)
+                truth = {b: 1500 + ELO_PER_NAT * (v - mean) for b, v in strength.items()}
+                hit: collections.Counter = collections.Counter()
+                shown = 0
+                for _ in range(runs):
+                    st = compute_standings(simulated_rows(matches, game.teams, strength, rng, shared), game.teams,
+                                           duplicate=duplicate, bots=tuple(strength))
+                    for r in st.rows:
+                        hit[r.name] += r.rating.low <= truth[r.name] <= r.rating.high
+                        shown += r.rating.interval
+                share = shown / (runs * len(strength))
+                row.append(f"{deals}: {min(hit.values()) / runs:.3f}{'' if share == 1 else '*' if share == 0 else '?'}")
+            print(f"{fmt}{'' if duplicate else ', no duplicate deals'}, shared {shared:g}: " + "  ".join(row), flush=True)
+
+
 def main(runs: int, cells=CELLS, seed: str = "g") -> None:
     for name, d, deals, shared in cells:
         if d is not None:
@@ -85,9 +124,11 @@ if __name__ == "__main__":
         at = args.index("--floor")
         ratings.MODEL_FLOOR = float(args[at + 1])
         del args[at:at + 2]
-    partners, several = "--partners" in args, "--tables" in args
-    args = [a for a in args if a not in ("--partners", "--tables")]
+    partners, several, other = "--partners" in args, "--tables" in args, "--formats" in args
+    args = [a for a in args if a not in ("--partners", "--tables", "--formats")]
     if several:
         tables(int(args[0]) if args else 300)
+    elif other:
+        formats(int(args[0]) if args else 300)
     else:
         main(int(args[0]) if args else 300, *((PARTNER_CELLS, "p") if partners else ()))
