@@ -65,7 +65,7 @@ def tournament_run(
     isolation: Annotated[Optional[str], typer.Option(help=_help("isolation"))] = None,
     name: Annotated[Optional[str], typer.Option(help=_help("name"))] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     decision_ms: Annotated[Optional[int], typer.Option(help=_help("decision_ms"))] = None,
     bank_ms: Annotated[Optional[int], typer.Option(help=_help("bank_ms"))] = None,

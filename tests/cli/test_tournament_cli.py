@@ -243,6 +243,34 @@ def test_resuming_with_another_spec_needs_fresh(tmp_path):
         assert store.tournament("r").done == 4
 
 
+@pytest.mark.parametrize("transport", ["inproc", pytest.param("local", marks=pytest.mark.e2e)])
+def test_a_run_that_cannot_start_leaves_the_store_as_it_was(tmp_path, transport):
+    """A bot that does not load (in process, or its hosted processes exiting): --fresh keeps
+    the finished tournament it was to replace (it was deleted first, its 4/4 lost, and a
+    "0/4 interrupted" left), and a new name leaves no entry whose resume would fail alike."""
+    path = tmp_path / "f.sqlite"
+    broken = tmp_path / "syntax.py"
+    broken.write_text("from sdk import Bot\n\n\nclass S(Bot)\n    name = 's'\n")
+    base = ["tournament", "run", "--db", str(path), "--game", "spades", "-o", "deals=1", "--deals", "1", "--quiet"]
+    assert invoke(*base, "--transport", "inproc", "--bots", "random,greedy", "--name", "fr").exit_code == 0
+    with Store(path) as store:
+        before = store.tournament("fr")
+        played = [(m.match_id, m.outcome) for m in store.matches(before.id)]
+        seed = store.drawn_seed(before.id)
+    for more in (["--name", "fr", "--fresh"], ["--name", "new"]):
+        r = invoke(*base, "--transport", transport, "--bots", f"random,{broken}", *more)
+        assert r.exit_code == 2 and "SyntaxError" in r.stderr and "Traceback" not in r.output, r.output
+    with Store(path) as store:
+        assert [t.name for t in store.tournaments()] == ["fr"]
+        after = store.tournament("fr")
+        assert (after.id, after.spec, after.created, after.finished, after.planned, after.done) == (
+            before.id, before.spec, before.created, before.finished, 2, 2)
+        assert [(m.match_id, m.outcome) for m in store.matches(after.id)] == played
+        assert store.drawn_seed(after.id) == seed and [e.name for e in store.entrants(after.id)] == ["random", "greedy"]
+    r = invoke("tournament", "list", "--db", str(path))
+    assert "2/2" in r.stdout and "finished" in r.stdout and "interrupted" not in r.stdout and "resume" not in r.stdout
+
+
 def test_missing_store_is_a_clear_error(tmp_path):
     r = invoke("standings", "--db", str(tmp_path / "none.sqlite"))
     assert r.exit_code == 2 and "no store at" in r.stderr
