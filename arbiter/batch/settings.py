@@ -86,6 +86,28 @@ def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def name_clash(specs: Sequence[str]) -> str:
+    """Why the bots ``specs`` as written cannot all be told apart by name ('' if they can): a
+    name chosen (``NAME=SPEC``) for two of them, which ``bot_names`` would have made ``NAME``
+    and ``NAME-2`` unasked, or a name chosen that another bot's automatic one also takes
+    (``random,random,random-2=greedy``). Names not chosen are made unique by ``bot_names``."""
+    chosen: dict[str, list[str]] = {}
+    for spec in specs:
+        alias, sep, _ = spec.partition("=")
+        if sep and alias.strip():
+            chosen.setdefault(alias.strip(), []).append(spec)
+    for name, given in chosen.items():
+        if len(given) > 1:
+            return (f"the name {name!r} is chosen for {len(given)} bots ({', '.join(given)}): choose a name of its "
+                    "own for each")
+    names = bot_names(specs)
+    for name in chosen:
+        if names.count(name) > 1:
+            return (f"the name {name!r} is chosen for {next(iter(chosen[name]))} and is also another bot's automatic "
+                    f"name (a second {name.rsplit('-', 1)[0]} is {name}): choose another")
+    return ""
+
+
 def entrant_names(store: Store, tournament_id: int, specs: Sequence[str]) -> tuple[str, ...]:
     """The names the bots ``specs`` of the stored tournament ``tournament_id`` play under: its
     entrants', which its records carry, where they are these bots (an older arbiter named a

@@ -30,7 +30,8 @@ reason. Example (``arbiter tournament run club.toml``)::
 
 A bot is ``"SPEC"`` (a bundled name, ``FILE.py[:Class]``, ``module:Class`` or a registered
 ``name@version``; named by its file's or folder's stem, or its class if one is given) or
-``"NAME=SPEC"`` to choose its display name. Partnership games take
+``"NAME=SPEC"`` to choose its display name (bots left unnamed that share a name are numbered,
+``random-2``; a name chosen for two bots is a SpecError). Partnership games take
 ``teams = [["a", "b"], ["c", "d"]]`` (named pairs, by bot name); without it every team is a
 bot and its copy.
 """
@@ -47,7 +48,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, name_clash, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
@@ -106,7 +107,7 @@ class TournamentSpec:
 
     Attributes:
         game: The game (arbiter rules GAME).
-        bots: The bots: bundled names, FILE.py, name@version, NAME=SPEC.
+        bots: The bots: bundled names, FILE.py, name@version, NAME=SPEC (a name chosen for one bot only).
         name: The tournament's name in the store (default GAME-SEED); the same name and
             spec resumes it.
         options: The game's options (arbiter rules GAME).
@@ -369,6 +370,8 @@ def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None 
     if not kw["bots"]:
         raise SpecError(f"{source}: missing field 'bots'")
     kw["bots"] = tuple(kw["bots"])
+    if clash := name_clash(kw["bots"]):  # (a stored spec is not asked again: it resumes under the names it has)
+        raise SpecError(f"{source}: field bots: {clash}")
     try:  # a file's options and the command line's text stored alike (typed_options)
         kw["options"] = typed_options(kw["game"], kw.get("options", {}), kw.get("preset"))
     except (ConfigError, TypeError):

@@ -189,6 +189,10 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         (["--bots", ","], "--bots: no bot in ','"),
         # given twice, the first was dropped without a word ("needs at least 2 bots, got 1")
         (["--game", "spite-and-malice", "--bots", "greedy", "--bots", "random"], "'greedy' does not play spite-and-malice"),
+        # a name chosen twice was made a and a-2 without a word, a name chosen as another's automatic one two bots'
+        (["--bots", "a=random,a=greedy"], "field bots: the name 'a' is chosen for 2 bots (a=random, a=greedy)"),
+        (["--bots", "random,random,random-2=greedy"], "the name 'random-2' is chosen for random-2=greedy and is also "
+                                                       "another bot's automatic name"),
     ],
 )
 def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, message):
@@ -196,6 +200,20 @@ def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, mess
     r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", *args)
     assert r.exit_code == 2 and message in r.stderr
     assert not path.exists(), "nothing is written for a bad spec"
+
+
+def test_a_name_chosen_twice_in_a_spec_file_is_refused_and_names_not_chosen_are_numbered(tmp_path):
+    path = tmp_path / "n.sqlite"
+    spec = tmp_path / "club.toml"
+    spec.write_text('game = "spades"\nbots = [{name = "a", bot = "random"}, "a=greedy"]\ndeals = 1\n[options]\ndeals = 1\n')
+    r = invoke("tournament", "run", str(spec), "--db", str(path), "--transport", "inproc")
+    assert r.exit_code == 2 and f"{spec}: field bots: the name 'a' is chosen for 2 bots (a=random, a=greedy)" in r.stderr
+    assert not path.exists()
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,random,a=greedy",
+               "-o", "deals=1", "--deals", "1", "--name", "n", "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path) as store:
+        assert [e.name for e in store.entrants(store.tournament("n").id)] == ["random", "random-2", "a"]
 
 
 def test_shared_processes_with_duplicate_deals_are_refused_saying_what_to_use(tmp_path):
