@@ -42,7 +42,7 @@ from cardarena.games import ConfigError, Game, Outcome
 from cardarena.disclosure import OPEN, Counted, Disclosure
 from cardarena.records import MatchRecord
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import bot_contents, keyed_spec, resolve_bot
+from arbiter.batch.settings import as_stored_paths, bot_contents, keyed_spec, resolve_bot
 # The batch engine, the venue and the spectator hub (with them the gRPC server, the bot hosting, the cluster
 # driver: ~0.1 s of CPU) are imported by the functions that run a tournament: `arbiter web`
 # and `arbiter standings` import this module for its standings only.
@@ -287,6 +287,9 @@ async def run_tournament(
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
     store.lock(name)
     stored = None if fresh else store.stored_spec(name)
+    if stored is not None and (bots := as_stored_paths(spec.bots, stored.get("bots"))) != spec.bots:
+        spec = dataclasses.replace(spec, name=name, bots=bots)  # a spec file's paths as an older run stored them
+        sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
     key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, name,
                      str(store.path))  # bots edited since: not resumed
     # Nothing is written until the run is known to start (its bots up, its cluster reached: ``begin``): one that

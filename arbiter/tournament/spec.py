@@ -29,7 +29,8 @@ reason. Example (``arbiter tournament run club.toml``)::
     max_strikes = 3
 
 A bot is ``"SPEC"`` (a bundled name, ``FILE.py[:Class]``, ``module:Class`` or a registered
-``name@version``; named by its file's or folder's stem, or its class if one is given) or
+``name@version``; named by its file's or folder's stem, or its class if one is given; a
+relative path in a file is relative to the file's folder: ``from_folder``) or
 ``"NAME=SPEC"`` to choose its display name (bots left unnamed that share a name are numbered,
 ``random-2``; a name chosen for two bots is a SpecError). Partnership games take
 ``teams = [["a", "b"], ["c", "d"]]`` (named pairs, by bot name); without it every team is a
@@ -48,7 +49,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, name_clash, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, from_folder, name_clash, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
@@ -330,13 +331,17 @@ TABLES = toml_tables(TournamentSpec)
 def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> TournamentSpec:
     """Read a spec file; ``overrides`` (from command-line flags) replace its fields.
 
-    SpecError naming the file, the field and the reason for anything malformed.
+    SpecError naming the file, the field and the reason for anything malformed. A bot given
+    by a relative path is relative to the file's folder (``from_folder``: stored as its
+    absolute path); the command line's (``--bots``) to the current directory.
     """
-    return spec_from_dict(read_toml(path), overrides, source=str(path))
+    return spec_from_dict(read_toml(path), overrides, source=str(path), folder=Path(path).parent)
 
 
-def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec") -> TournamentSpec:
-    """Build a spec from parsed TOML-shaped data (see the module docstring)."""
+def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec",
+                   folder: str | os.PathLike | None = None) -> TournamentSpec:
+    """Build a spec from parsed TOML-shaped data (see the module docstring); ``folder``: the
+    one ``data``'s relative bot paths are relative to (``from_folder``), a file's."""
 
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
@@ -350,6 +355,8 @@ def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None 
             bots.append(f"{b['name']}={b['bot']}" if b.get("name") else b["bot"])
         else:
             raise SpecError(f"{source}: field bots[{i}]: expected \"SPEC\", \"NAME=SPEC\" or {{name=..., bot=...}}, got {b!r}")
+    if folder is not None:
+        bots = [from_folder(b, folder) for b in bots]
     teams = []
     for i, t in enumerate(data.get("teams", [])):
         if not (isinstance(t, list) and all(isinstance(x, str) for x in t)):

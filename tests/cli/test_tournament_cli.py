@@ -587,6 +587,53 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkey
     assert "finished" in listed and "nothing runs it" not in listed and "resume" not in listed
 
 
+_FIRST_LEGAL = "from sdk import Bot\n\n\nclass Mine(Bot):\n    games = ('*',)\n\n    def choose(self, view, legal):\n        return legal[0]\n"
+
+
+def test_a_spec_files_relative_bot_paths_are_read_from_its_folder(tmp_path, monkeypatch):
+    """club.toml's "mine=./mybot.py" was looked for in the current directory ("file not found:
+    mybot.py" when run from elsewhere): it is the file beside club.toml, stored as its full path,
+    so --resume finds it from anywhere; a missing one is named by the full path tried."""
+    club, elsewhere = tmp_path / "club", tmp_path / "elsewhere"
+    club.mkdir(), elsewhere.mkdir()
+    (club / "mybot.py").write_text(_FIRST_LEGAL)
+    (club / "club.toml").write_text('name = "club"\ngame = "spades"\nbots = ["mine=./mybot.py", {name = "f", bot = "mybot.py"}, '
+                                    '"random"]\ndeals = 1\n[options]\ndeals = 1\n')
+    (club / "bad.toml").write_text('game = "spades"\nbots = ["./nope.py", "random"]\n')
+    path = tmp_path / "c.sqlite"
+    monkeypatch.chdir(elsewhere)
+    r = invoke("tournament", "run", str(club / "club.toml"), "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("club")
+        assert [(e.name, e.spec) for e in store.entrants(tour.id)] == [
+            ("mine", str(club / "mybot.py")), ("f", str(club / "mybot.py")), ("random", "random")]
+        assert tour.done == tour.planned
+    monkeypatch.chdir(tmp_path)
+    r = invoke("tournament", "run", "--resume", "club", "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0 and "Standings: club" in r.stdout, r.output
+    r = invoke("tournament", "run", "club/bad.toml", "--db", str(path), "--transport", "inproc")  # a relative one's too
+    assert r.exit_code == 2 and f"bots: '{club / 'nope.py'}': file not found: {club / 'nope.py'}" in r.stderr, r.output
+
+
+def test_a_run_stored_with_a_spec_files_path_as_written_resumes_with_the_same_command(tmp_path, monkeypatch):
+    """Before a spec file's paths were read from its folder, its "./mybot.py" was stored as
+    written (found from the current directory): the same command, from there, resumes that run
+    (as the same spec given by flags from there) rather than refuse it as another spec."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mybot.py").write_text(_FIRST_LEGAL)
+    (tmp_path / "club.toml").write_text('name = "club"\ngame = "spades"\nbots = ["mine=./mybot.py", "random"]\ndeals = 1\n'
+                                        "[options]\ndeals = 1\n")
+    path = tmp_path / "c.sqlite"
+    r = invoke("tournament", "run", "--name", "club", "--game", "spades", "--bots", "mine=./mybot.py,random", "--deals", "1",
+               "-o", "deals=1", "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0, r.output
+    r = invoke("tournament", "run", "club.toml", "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0 and "Standings: club" in r.stdout, r.output
+    with Store(path, read_only=True) as store:
+        assert [t.spec["bots"] for t in store.tournaments()] == [["mine=./mybot.py", "random"]]
+
+
 def test_a_bot_given_as_module_and_class_is_named_by_its_class(tmp_path):
     """bots.noisy:Noisy30 was named "bots" (the module path's stem), and two classes of one
     file (zoo.py:A, zoo.py:B) "zoo" and "zoo-2": a table of names that say nothing of which
