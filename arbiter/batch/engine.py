@@ -92,14 +92,21 @@ async def play_batch(
     skip: Container[int] = (),
     save: Callable[[PlannedMatch, MatchRecord], None] | None = None,
     ordered: bool = False,
+    on_open: Callable[[], None] | None = None,
 ) -> AsyncIterator[Finished]:
     """Play ``plan`` at ``venue`` (see the module docstring); yields each match played,
     in the order they end (``ordered``: in plan order). The venue is opened first and
     closed at the end, whatever happens; an error playing a match (a venue's, never a
-    bot's: a bot's failure is in its record) stops the batch and is raised here."""
+    bot's: a bot's failure is in its record) stops the batch and is raised here.
+    ``on_open()`` is called once the venue is open (a cluster reached; hosted bots are up
+    when their venue is made), before the plan is read: a caller that writes nothing until
+    its run is known to start writes there, and may make the plan's matches there (``plan``
+    a generator); an error it raises stops the batch, nothing played."""
     await venue.open()
     workers: list[asyncio.Task] = []
     try:
+        if on_open is not None:
+            on_open()
         n = max(1, concurrency or venue.concurrency)
         # ordered: one at a time plays nothing past the match the caller is looking at
         turns = _DealTurns((m for m in plan if m.key not in skip), (1 if n == 1 else 2 * n) if ordered else None)

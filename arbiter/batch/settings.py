@@ -86,6 +86,28 @@ def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def name_clash(specs: Sequence[str]) -> str:
+    """Why the bots ``specs`` as written cannot all be told apart by name ('' if they can): a
+    name chosen (``NAME=SPEC``) for two of them, which ``bot_names`` would have made ``NAME``
+    and ``NAME-2`` unasked, or a name chosen that another bot's automatic one also takes
+    (``random,random,random-2=greedy``). Names not chosen are made unique by ``bot_names``."""
+    chosen: dict[str, list[str]] = {}
+    for spec in specs:
+        alias, sep, _ = spec.partition("=")
+        if sep and alias.strip():
+            chosen.setdefault(alias.strip(), []).append(spec)
+    for name, given in chosen.items():
+        if len(given) > 1:
+            return (f"the name {name!r} is chosen for {len(given)} bots ({', '.join(given)}): choose a name of its "
+                    "own for each")
+    names = bot_names(specs)
+    for name in chosen:
+        if names.count(name) > 1:
+            return (f"the name {name!r} is chosen for {next(iter(chosen[name]))} and is also another bot's automatic "
+                    f"name (a second {name.rsplit('-', 1)[0]} is {name}): choose another")
+    return ""
+
+
 def entrant_names(store: Store, tournament_id: int, specs: Sequence[str]) -> tuple[str, ...]:
     """The names the bots ``specs`` of the stored tournament ``tournament_id`` play under: its
     entrants', which its records carry, where they are these bots (an older arbiter named a
@@ -103,6 +125,44 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
     for spec in specs:
         alias, sep, rest = spec.partition("=")
         out.append(rest.strip() if sep and alias.strip() else spec)
+    return tuple(out)
+
+
+def from_folder(spec: str, folder: str | os.PathLike) -> str:
+    """The bot ``spec`` as a settings file writes it, with a relative file or folder path
+    (``./mybot.py``, ``bots/h.py:Heuristic``, ``mybot/``, ``.``) made absolute from ``folder``,
+    the file's own: a spec file's paths mean the same files whatever the current directory (as
+    Cargo.toml's and pyproject.toml's do), and the run stores them so, which its resume finds
+    from anywhere. A bundled name, ``name@version`` and ``module:Class`` stay as written (a
+    name is a path only with a ``/``, a ``.py`` or a file or folder of that name there)."""
+    alias, sep, rest = spec.partition("=")
+    named = bool(sep and alias.strip())
+    source = rest.strip() if named else spec
+    if source in BUNDLED or is_registered_ref(source):
+        return spec
+    part, colon, cls = source.partition(":")
+    if not part or Path(part).is_absolute() or part.startswith("~"):
+        return spec
+    if not (part.endswith(".py") or "/" in part or os.sep in part or part in (".", "..") or (Path(folder) / part).exists()):
+        return spec  # module:Class, or a bot name check_bot_spec says is unknown
+    full = os.path.normpath(os.path.join(os.path.abspath(folder), part)) + colon + cls
+    return f"{alias.strip()}={full}" if named else full
+
+
+def as_stored_paths(specs: Sequence[str], stored: Sequence[str] | None) -> tuple[str, ...]:
+    """``specs`` written as ``stored`` (the bots of a stored run of the same name) writes them
+    where they are the same files: a spec file's relative path was stored as written (and read
+    from the current directory) before ``from_folder``, and is the absolute path of that file
+    now; the same command from the same directory resumes such a run rather than be refused as
+    another spec."""
+    if not isinstance(stored, (list, tuple)) or len(stored) != len(specs):
+        return tuple(specs)
+    out = []
+    for new, old in zip(specs, stored):
+        same = (isinstance(old, str) and old != new and bot_names([old]) == bot_names([new])
+                and Path(bot_sources([new])[0]).is_absolute()
+                and os.path.abspath(bot_sources([old])[0]) == bot_sources([new])[0])
+        out.append(old if same else new)
     return tuple(out)
 
 

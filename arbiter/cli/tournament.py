@@ -65,7 +65,7 @@ def tournament_run(
     isolation: Annotated[Optional[str], typer.Option(help=_help("isolation"))] = None,
     name: Annotated[Optional[str], typer.Option(help=_help("name"))] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     decision_ms: Annotated[Optional[int], typer.Option(help=_help("decision_ms"))] = None,
     bank_ms: Annotated[Optional[int], typer.Option(help=_help("bank_ms"))] = None,
@@ -148,9 +148,14 @@ def tournament_run(
 
                 def on_progress(p) -> None:
                     if p.watch_address:
-                        announced.append(announce_run(db, p.watch_address, p.watch_token, p.tournament))
-                        progress.console.print(f"watch live: arbiter watch --db {quote(str(db))} (or --server {p.watch_address} "
-                                               f"--token {p.watch_token})", highlight=False, markup=False, soft_wrap=True)
+                        # the token itself is never printed: it is in the watch file (its user's only), and given as
+                        # --token it would show in ps (as the README's bot tokens keep to the environment)
+                        watch = announce_run(db, p.watch_address, p.watch_token, p.tournament)
+                        announced.append(watch)
+                        progress.console.print(
+                            f"watch live: arbiter watch --db {quote(str(db))} (or arbiter watch --server {p.watch_address} "
+                            f"with ARENA_SPECTATOR_TOKEN set to the token in {quote(str(watch))}, readable by you only)",
+                            highlight=False, markup=False, soft_wrap=True)
                         return
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")

@@ -68,7 +68,7 @@ def watch(
     server: ServerOpt = None,
     hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only if the arbiter runs with --spectator-delay).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
-    token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
+    token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run's is in the watch file beside its store, STORE.watch, which --db reads); given in ARENA_SPECTATOR_TOKEN it stays out of ps.", envvar="ARENA_SPECTATOR_TOKEN")] = "",
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
     tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", envvar=TLS_CA_ENV, help="PEM CA certificate: reach an arbiter that serves TLS (arbiter serve --tls-cert).")] = None,
 ) -> None:

@@ -1033,19 +1033,30 @@ class Store:
     # -- tournaments -----------------------------------------------------------------------
 
     def open_tournament(
-        self, name: str, game: str, spec: dict[str, Any], fresh: bool = False, planned: int = 0, extend: str = ""
-    ) -> TournamentRow:
+        self, name: str, game: str, spec: dict[str, Any], fresh: bool = False, planned: int = 0, extend: str = "",
+        check: bool = False,
+    ) -> TournamentRow | None:
         """The tournament ``name``: created, or resumed if its spec is the same.
 
         StoreError if a tournament of that name exists with a different spec (resuming it
-        would mix two schedules), unless ``fresh`` (then it is deleted and recreated).
+        would mix two schedules), unless ``fresh`` (then it is deleted and recreated, in the
+        one transaction that creates it: the old one is never gone without the new one there).
         ``extend``: a field of the spec (an evaluation's ``deals``) that may be larger than the
         stored one's, all else the same: the stored spec takes the new one and its plan, and the
         tournament is not finished again until its run ends (its stored matches are kept).
+
+        ``check``: write nothing, only ask (the same StoreErrors): the stored tournament the run
+        would resume, or None if it would create one (or replace it, ``fresh``). A run asks
+        first and opens it once it is known to start (``tournament.run.run_tournament``), so that
+        one that never starts leaves the store as it was.
         """
         spec_json = json.dumps(spec, sort_keys=True)
         with self._tx() as db:
             row = db.execute("SELECT id, spec FROM tournaments WHERE name = ?", (name,)).fetchone()
+            if check and (row is None or fresh):
+                return None
+            if check and extend and _extends(row[1], spec, extend):
+                return self.tournament(name)
             if row is not None and fresh:
                 db.execute("DELETE FROM tournaments WHERE id = ?", (row[0],))
                 row = None
@@ -1065,6 +1076,8 @@ class Store:
                     f"{kind} {name!r} already exists in {self.path} with a different spec{_differs(row[1], spec)}; "
                     "use --fresh to replace it or --name to start another"
                 )
+            if check:
+                return self.tournament(name)
             if row is None:
                 db.execute(
                     "INSERT INTO tournaments (name, game, spec, created, planned) VALUES (?, ?, ?, ?, ?)",
@@ -1139,16 +1152,17 @@ class Store:
             raise StoreError(f"match {match_id!r} in {self.path}: {exc}") from None
         return record, self.disclosure_of(row)
 
-    def secret_seed(self, tournament_id: int) -> int:
+    def secret_seed(self, tournament_id: int, drawn: int | None = None) -> int:
         """The tournament's secret seed: drawn (62 random bits, ``secrets``) the first time
-        and kept, so that a resumed run plays the same deals."""
+        and kept, so that a resumed run plays the same deals. ``drawn``: the seed to keep if
+        none is kept yet (one a run drew before its tournament was written)."""
         with self._tx() as db:
             row = db.execute("SELECT secret_seed FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no tournament {tournament_id} in {self.path}")
             if row[0] is not None:
                 return int(row[0])
-            seed = secrets.randbits(62)
+            seed = secrets.randbits(62) if drawn is None else drawn
             db.execute("UPDATE tournaments SET secret_seed = ? WHERE id = ?", (seed, tournament_id))
         return seed
 

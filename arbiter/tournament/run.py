@@ -33,6 +33,7 @@ import itertools
 import json
 import logging
 import os
+import secrets
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -41,7 +42,7 @@ from cardarena.games import ConfigError, Game, Outcome
 from cardarena.disclosure import OPEN, Counted, Disclosure
 from cardarena.records import MatchRecord
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import bot_contents, keyed_spec, resolve_bot
+from arbiter.batch.settings import as_stored_paths, bot_contents, keyed_spec, resolve_bot
 # The batch engine, the venue and the spectator hub (with them the gRPC server, the bot hosting, the cluster
 # driver: ~0.1 s of CPU) are imported by the functions that run a tournament: `arbiter web`
 # and `arbiter standings` import this module for its standings only.
@@ -276,42 +277,71 @@ async def run_tournament(
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
     """
-    from arbiter.batch.engine import BotsDoNotPlay, play_batch
+    from arbiter.batch.engine import BotsDoNotPlay, batch_key, play_batch
     from arbiter.batch.venue import Kind, describe, open_venue
     from arbiter.spectating.hub import SpectatorHub
 
     where = tournament_where(spec, transport, cluster)
     game = spec.validate()
-    names = spec.bot_names
+    names, name = spec.bot_names, spec.display_name
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
-    store.lock(spec.display_name)
-    stored = None if fresh else store.stored_spec(spec.display_name)
-    key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, spec.display_name,
+    store.lock(name)
+    stored = None if fresh else store.stored_spec(name)
+    if stored is not None and (bots := as_stored_paths(spec.bots, stored.get("bots"))) != spec.bots:
+        spec = dataclasses.replace(spec, name=name, bots=bots)  # a spec file's paths as an older run stored them
+        sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
+    key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, name,
                      str(store.path))  # bots edited since: not resumed
-    tour = store.open_tournament(spec.display_name, spec.game, key, fresh=fresh)
-    if (kept := entrant_names(store, tour.id, spec.bots)) != names:  # its records' names, not another set beside them
-        spec = dataclasses.replace(spec, name=tour.name, bots=tuple(f"{n}={s}" for n, s in zip(kept, spec.bot_sources)))
+    # Nothing is written until the run is known to start (its bots up, its cluster reached: ``begin``): one that
+    # never starts (a bot that does not load, a cluster out of reach) left a "0/N interrupted" tournament whose
+    # resume failed alike, and with --fresh, the finished one it was to replace deleted.
+    resumed = store.open_tournament(name, spec.game, key, fresh=fresh, check=True)
+    if resumed is not None and (kept := entrant_names(store, resumed.id, spec.bots)) != names:
+        # its records' names, not another set beside them
+        spec = dataclasses.replace(spec, name=name, bots=tuple(f"{n}={s}" for n, s in zip(kept, spec.bot_sources)))
         names = kept
+    drawn = None
     if spec.seed is None:  # the deals come from a secret seed, drawn once, kept in the store
-        spec = dataclasses.replace(spec, seed=store.secret_seed(tour.id))
+        drawn = store.drawn_seed(resumed.id) if resumed is not None else None
+        drawn = secrets.randbits(62) if drawn is None else drawn
+        spec = dataclasses.replace(spec, name=name, seed=drawn)
     plan = schedule(game, spec)
-    store.set_planned(tour.id, len(plan))
-    store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
-    done = store.done_indices(tour.id)
+    done = store.done_indices(resumed.id) if resumed is not None else set()
     todo = [m for m in plan if m.idx not in done]
     leader = _Leader(game, spec.teams, spec.disclosure, collections.Counter((m.round, m.deal) for m in plan))
-    for row in store.matches(tour.id, records=False):
+    for row in store.matches(resumed.id, records=False) if resumed is not None else ():
         leader.add(row.seats, row.outcome, _deal_of(row))
     if on_progress:
-        on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name,
+        on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), name,
                              venue=describe(where, spec.bot_sources, sources)))
     concurrency = concurrency or spec.concurrency or default_concurrency(
         spec.effective_isolation if where.kind is not Kind.INPROC else "shared", game.num_seats)
     finished = len(done)
-    log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
+    log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", name, len(plan), len(done), len(todo), concurrency)
+
+    tour: Any = None  # the tournament written, once the run has begun
+    versions: dict[str, str] = {}  # what the bots said they are, before the tournament is written
+
+    def begin() -> None:
+        """The run starts: its tournament written (created; with ``fresh`` the old one replaced
+        in the same transaction; resumed: as it was), with its plan, seed and entrants."""
+        nonlocal tour
+        tour = store.open_tournament(name, spec.game, key, fresh=fresh)
+        if drawn is not None and store.secret_seed(tour.id, drawn) != drawn:  # (one run at a time: the lock)
+            raise StoreError(f"tournament {name!r} in {store.path}: its secret seed changed under this run")
+        store.set_planned(tour.id, len(plan))
+        store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
+        if versions:
+            store.set_entrant_versions(tour.id, sorted(versions.items()))
+
+    def heard(said: dict[str, str]) -> None:
+        versions.update(said)
+        if tour is not None:
+            store.set_entrant_versions(tour.id, sorted(said.items()))
 
     def match_config(m: ScheduledMatch):
         # The id goes to every bot: it must not carry the deal seed (nor the tournament's).
+        assert tour is not None  # (the matches are made once the run has begun)
         return spec.match_config(m.seed, f"{tour.id}-{m.idx}")
 
     stored = set(done)
@@ -321,20 +351,21 @@ async def run_tournament(
         nonlocal finished
         m = pm.item
         if m.idx in stored:
-            log.warning("match %d of %s is already stored; the second record is ignored", m.idx, tour.name)
+            log.warning("match %d of %s is already stored; the second record is ignored", m.idx, name)
             return
         store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
         stored.add(m.idx)
         finished += 1
         leader.add(record.seat_names, record.outcome, (m.round, m.deal))
         if on_progress:
-            on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
+            on_progress(Progress(finished, len(plan), record, len(done), leader.text(), name))
 
-    batch = [PlannedMatch(m.idx, match_config(m), m.seats, m) for m in plan]
+    # made once the run has begun (``play_batch`` reads its plan after ``on_open``): each match's id is its tournament's
+    batch = (PlannedMatch(m.idx, match_config(m), m.seats, m) for m in plan)
 
     def announce(address: str) -> None:
         if on_progress:
-            on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address,
+            on_progress(Progress(finished, len(plan), None, len(done), leader.text(), name, address,
                                  spectators.token))
 
     copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
@@ -351,15 +382,18 @@ async def run_tournament(
                     where, dict(zip(names, spec.bot_sources)), spec.game, db_path=store.path,
                     isolation=spec.effective_isolation, copies=copies, processes=spec.bot_processes,
                     max_restarts=max_restarts, warm=min(concurrency, len(todo)), spectators=spectators,
-                    on_start=announce, batch=f"{tour.id}", ship_bots=ship_bots,
-                    planned=collections.Counter(n for m in todo for n in m.seats),
-                    on_versions=lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items()))) as venue:
+                    on_start=announce, batch=str(resumed.id) if resumed is not None else batch_key(),
+                    ship_bots=ship_bots, planned=collections.Counter(n for m in todo for n in m.seats),
+                    on_versions=heard) as venue:
                 at_once = None if where.kind is Kind.CLUSTER else concurrency
-                async with contextlib.aclosing(play_batch(batch, venue, concurrency=at_once, skip=done, save=save)) as played:
+                async with contextlib.aclosing(play_batch(batch, venue, concurrency=at_once, skip=done, save=save,
+                                                          on_open=begin)) as played:
                     async for _ in played:
                         pass
         except BotsDoNotPlay as exc:
             raise SpecError(str(exc)) from None
+    else:
+        begin()
     store.mark_finished(tour.id)
     return store.matches(tour.id)
 

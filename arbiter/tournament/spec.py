@@ -29,8 +29,10 @@ reason. Example (``arbiter tournament run club.toml``)::
     max_strikes = 3
 
 A bot is ``"SPEC"`` (a bundled name, ``FILE.py[:Class]``, ``module:Class`` or a registered
-``name@version``; named by its file's or folder's stem, or its class if one is given) or
-``"NAME=SPEC"`` to choose its display name. Partnership games take
+``name@version``; named by its file's or folder's stem, or its class if one is given; a
+relative path in a file is relative to the file's folder: ``from_folder``) or
+``"NAME=SPEC"`` to choose its display name (bots left unnamed that share a name are numbered,
+``random-2``; a name chosen for two bots is a SpecError). Partnership games take
 ``teams = [["a", "b"], ["c", "d"]]`` (named pairs, by bot name); without it every team is a
 bot and its copy.
 """
@@ -47,7 +49,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, from_folder, name_clash, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
@@ -106,7 +108,7 @@ class TournamentSpec:
 
     Attributes:
         game: The game (arbiter rules GAME).
-        bots: The bots: bundled names, FILE.py, name@version, NAME=SPEC.
+        bots: The bots: bundled names, FILE.py, name@version, NAME=SPEC (a name chosen for one bot only).
         name: The tournament's name in the store (default GAME-SEED); the same name and
             spec resumes it.
         options: The game's options (arbiter rules GAME).
@@ -329,13 +331,17 @@ TABLES = toml_tables(TournamentSpec)
 def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> TournamentSpec:
     """Read a spec file; ``overrides`` (from command-line flags) replace its fields.
 
-    SpecError naming the file, the field and the reason for anything malformed.
+    SpecError naming the file, the field and the reason for anything malformed. A bot given
+    by a relative path is relative to the file's folder (``from_folder``: stored as its
+    absolute path); the command line's (``--bots``) to the current directory.
     """
-    return spec_from_dict(read_toml(path), overrides, source=str(path))
+    return spec_from_dict(read_toml(path), overrides, source=str(path), folder=Path(path).parent)
 
 
-def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec") -> TournamentSpec:
-    """Build a spec from parsed TOML-shaped data (see the module docstring)."""
+def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec",
+                   folder: str | os.PathLike | None = None) -> TournamentSpec:
+    """Build a spec from parsed TOML-shaped data (see the module docstring); ``folder``: the
+    one ``data``'s relative bot paths are relative to (``from_folder``), a file's."""
 
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
@@ -349,6 +355,8 @@ def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None 
             bots.append(f"{b['name']}={b['bot']}" if b.get("name") else b["bot"])
         else:
             raise SpecError(f"{source}: field bots[{i}]: expected \"SPEC\", \"NAME=SPEC\" or {{name=..., bot=...}}, got {b!r}")
+    if folder is not None:
+        bots = [from_folder(b, folder) for b in bots]
     teams = []
     for i, t in enumerate(data.get("teams", [])):
         if not (isinstance(t, list) and all(isinstance(x, str) for x in t)):
@@ -369,6 +377,8 @@ def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None 
     if not kw["bots"]:
         raise SpecError(f"{source}: missing field 'bots'")
     kw["bots"] = tuple(kw["bots"])
+    if clash := name_clash(kw["bots"]):  # (a stored spec is not asked again: it resumes under the names it has)
+        raise SpecError(f"{source}: field bots: {clash}")
     try:  # a file's options and the command line's text stored alike (typed_options)
         kw["options"] = typed_options(kw["game"], kw.get("options", {}), kw.get("preset"))
     except (ConfigError, TypeError):

@@ -4,6 +4,8 @@ with a trailing slash is named by its folder, and counts read as English."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from typer.testing import CliRunner
 
@@ -20,7 +22,10 @@ def test_a_tournament_run_prints_the_watch_command_and_quiet_prints_only_the_sta
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
                             "--deals", "1", "-o", "deals=1", "--name", "w"])
     assert r.exit_code == 0, r.output
-    assert f"watch live: arbiter watch --db {tmp_path / 'q.sqlite'} (or --server 127.0.0.1:" in r.output and "--token " in r.output
+    assert f"watch live: arbiter watch --db {tmp_path / 'q.sqlite'} (or arbiter watch --server 127.0.0.1:" in r.output
+    # the other way keeps the token off the command line (ps shows it) and out of the output: where it is, not what
+    assert f"with ARENA_SPECTATOR_TOKEN set to the token in {tmp_path / 'q.sqlite.watch'}, readable by you only)" in r.output
+    assert "--token" not in r.output and not re.search(r"(?<![\w-])[\w-]{24}(?![\w-])", r.output.split("watch live:")[1].split("\n")[0])
     assert "bots: hosted (bot processes on the local channel)" in r.output  # the hosted default
     assert not (tmp_path / "q.sqlite.watch").exists()  # the run is over: nothing left saying where to watch it
     # make demo's run: the bots over gRPC, and it says so

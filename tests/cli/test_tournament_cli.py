@@ -190,6 +190,10 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         (["--bots", ","], "--bots: no bot in ','"),
         # given twice, the first was dropped without a word ("needs at least 2 bots, got 1")
         (["--game", "spite-and-malice", "--bots", "greedy", "--bots", "random"], "'greedy' does not play spite-and-malice"),
+        # a name chosen twice was made a and a-2 without a word, a name chosen as another's automatic one two bots'
+        (["--bots", "a=random,a=greedy"], "field bots: the name 'a' is chosen for 2 bots (a=random, a=greedy)"),
+        (["--bots", "random,random,random-2=greedy"], "the name 'random-2' is chosen for random-2=greedy and is also "
+                                                       "another bot's automatic name"),
     ],
 )
 def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, message):
@@ -197,6 +201,20 @@ def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, mess
     r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", *args)
     assert r.exit_code == 2 and message in r.stderr
     assert not path.exists(), "nothing is written for a bad spec"
+
+
+def test_a_name_chosen_twice_in_a_spec_file_is_refused_and_names_not_chosen_are_numbered(tmp_path):
+    path = tmp_path / "n.sqlite"
+    spec = tmp_path / "club.toml"
+    spec.write_text('game = "spades"\nbots = [{name = "a", bot = "random"}, "a=greedy"]\ndeals = 1\n[options]\ndeals = 1\n')
+    r = invoke("tournament", "run", str(spec), "--db", str(path), "--transport", "inproc")
+    assert r.exit_code == 2 and f"{spec}: field bots: the name 'a' is chosen for 2 bots (a=random, a=greedy)" in r.stderr
+    assert not path.exists()
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,random,a=greedy",
+               "-o", "deals=1", "--deals", "1", "--name", "n", "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path) as store:
+        assert [e.name for e in store.entrants(store.tournament("n").id)] == ["random", "random-2", "a"]
 
 
 def test_shared_processes_with_duplicate_deals_are_refused_saying_what_to_use(tmp_path):
@@ -242,6 +260,34 @@ def test_resuming_with_another_spec_needs_fresh(tmp_path):
     assert invoke(*base, "--deals", "2", "--fresh").exit_code == 0
     with Store(path) as store:
         assert store.tournament("r").done == 4
+
+
+@pytest.mark.parametrize("transport", ["inproc", pytest.param("local", marks=pytest.mark.e2e)])
+def test_a_run_that_cannot_start_leaves_the_store_as_it_was(tmp_path, transport):
+    """A bot that does not load (in process, or its hosted processes exiting): --fresh keeps
+    the finished tournament it was to replace (it was deleted first, its 4/4 lost, and a
+    "0/4 interrupted" left), and a new name leaves no entry whose resume would fail alike."""
+    path = tmp_path / "f.sqlite"
+    broken = tmp_path / "syntax.py"
+    broken.write_text("from sdk import Bot\n\n\nclass S(Bot)\n    name = 's'\n")
+    base = ["tournament", "run", "--db", str(path), "--game", "spades", "-o", "deals=1", "--deals", "1", "--quiet"]
+    assert invoke(*base, "--transport", "inproc", "--bots", "random,greedy", "--name", "fr").exit_code == 0
+    with Store(path) as store:
+        before = store.tournament("fr")
+        played = [(m.match_id, m.outcome) for m in store.matches(before.id)]
+        seed = store.drawn_seed(before.id)
+    for more in (["--name", "fr", "--fresh"], ["--name", "new"]):
+        r = invoke(*base, "--transport", transport, "--bots", f"random,{broken}", *more)
+        assert r.exit_code == 2 and "SyntaxError" in r.stderr and "Traceback" not in r.output, r.output
+    with Store(path) as store:
+        assert [t.name for t in store.tournaments()] == ["fr"]
+        after = store.tournament("fr")
+        assert (after.id, after.spec, after.created, after.finished, after.planned, after.done) == (
+            before.id, before.spec, before.created, before.finished, 2, 2)
+        assert [(m.match_id, m.outcome) for m in store.matches(after.id)] == played
+        assert store.drawn_seed(after.id) == seed and [e.name for e in store.entrants(after.id)] == ["random", "greedy"]
+    r = invoke("tournament", "list", "--db", str(path))
+    assert "2/2" in r.stdout and "finished" in r.stdout and "interrupted" not in r.stdout and "resume" not in r.stdout
 
 
 def test_missing_store_is_a_clear_error(tmp_path):
@@ -540,6 +586,53 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkey
         assert tour.finished is not None and tour.done == tour.planned == 4
     listed = said("tournament", "list", "--db", str(path))
     assert "finished" in listed and "nothing runs it" not in listed and "resume" not in listed
+
+
+_FIRST_LEGAL = "from sdk import Bot\n\n\nclass Mine(Bot):\n    games = ('*',)\n\n    def choose(self, view, legal):\n        return legal[0]\n"
+
+
+def test_a_spec_files_relative_bot_paths_are_read_from_its_folder(tmp_path, monkeypatch):
+    """club.toml's "mine=./mybot.py" was looked for in the current directory ("file not found:
+    mybot.py" when run from elsewhere): it is the file beside club.toml, stored as its full path,
+    so --resume finds it from anywhere; a missing one is named by the full path tried."""
+    club, elsewhere = tmp_path / "club", tmp_path / "elsewhere"
+    club.mkdir(), elsewhere.mkdir()
+    (club / "mybot.py").write_text(_FIRST_LEGAL)
+    (club / "club.toml").write_text('name = "club"\ngame = "spades"\nbots = ["mine=./mybot.py", {name = "f", bot = "mybot.py"}, '
+                                    '"random"]\ndeals = 1\n[options]\ndeals = 1\n')
+    (club / "bad.toml").write_text('game = "spades"\nbots = ["./nope.py", "random"]\n')
+    path = tmp_path / "c.sqlite"
+    monkeypatch.chdir(elsewhere)
+    r = invoke("tournament", "run", str(club / "club.toml"), "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("club")
+        assert [(e.name, e.spec) for e in store.entrants(tour.id)] == [
+            ("mine", str(club / "mybot.py")), ("f", str(club / "mybot.py")), ("random", "random")]
+        assert tour.done == tour.planned
+    monkeypatch.chdir(tmp_path)
+    r = invoke("tournament", "run", "--resume", "club", "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0 and "Standings: club" in r.stdout, r.output
+    r = invoke("tournament", "run", "club/bad.toml", "--db", str(path), "--transport", "inproc")  # a relative one's too
+    assert r.exit_code == 2 and f"bots: '{club / 'nope.py'}': file not found: {club / 'nope.py'}" in r.stderr, r.output
+
+
+def test_a_run_stored_with_a_spec_files_path_as_written_resumes_with_the_same_command(tmp_path, monkeypatch):
+    """Before a spec file's paths were read from its folder, its "./mybot.py" was stored as
+    written (found from the current directory): the same command, from there, resumes that run
+    (as the same spec given by flags from there) rather than refuse it as another spec."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mybot.py").write_text(_FIRST_LEGAL)
+    (tmp_path / "club.toml").write_text('name = "club"\ngame = "spades"\nbots = ["mine=./mybot.py", "random"]\ndeals = 1\n'
+                                        "[options]\ndeals = 1\n")
+    path = tmp_path / "c.sqlite"
+    r = invoke("tournament", "run", "--name", "club", "--game", "spades", "--bots", "mine=./mybot.py,random", "--deals", "1",
+               "-o", "deals=1", "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0, r.output
+    r = invoke("tournament", "run", "club.toml", "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0 and "Standings: club" in r.stdout, r.output
+    with Store(path, read_only=True) as store:
+        assert [t.spec["bots"] for t in store.tournaments()] == [["mine=./mybot.py", "random"]]
 
 
 def test_a_bot_given_as_module_and_class_is_named_by_its_class(tmp_path):

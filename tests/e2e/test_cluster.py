@@ -373,6 +373,25 @@ def test_an_unreachable_scheduler_is_one_clear_error_and_no_warning():
     assert "Warning" not in run.stderr and "never awaited" not in run.stderr, run.stderr
 
 
+def test_a_run_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_path):
+    """It was stored as "0/N interrupted" (a resume failing alike), and with fresh the finished
+    tournament of its name was deleted first: now nothing is written until the cluster answers."""
+    db = tmp_path / "u.sqlite"
+    done = TournamentSpec(game="spades", bots=("random", "greedy"), deals=1, seed=3, options={"deals": 1}, name="u")
+    with Store(db) as store:
+        asyncio.run(run_tournament(done, store, transport="inproc"))
+        before = store.tournament("u")
+    away = TournamentSpec(game="spades", bots=("random", "heuristic"), deals=1, seed=3, options={"deals": 1}, name="u",
+                          cluster="tcp://127.0.0.1:1")
+    with Store(db) as store, pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
+        asyncio.run(run_tournament(away, store, fresh=True))  # (15 s: the client's connect timeout)
+    with Store(db) as store:
+        assert [t.name for t in store.tournaments()] == ["u"]
+        after = store.tournament("u")
+        assert (after.id, after.spec, after.created, after.finished, after.done) == (
+            before.id, before.spec, before.created, before.finished, 2)
+
+
 #: The zoo's bots of issue 40's held-out kinds: a rewritten result, os._exit, a
 #: BaseException of its own, a CancelledError, a slow start, a deep recursion.
 HELD_OUT = {"rewrite": "RewriteOutcome", "hard-exit": "HardExit", "base-exc": "RaiseBaseException",
