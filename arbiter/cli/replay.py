@@ -28,7 +28,7 @@ from cardarena.disclosure import notes_visible
 from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip, visible
 from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
-from cardarena.replay import ReplayStep, step_record, verify_record
+from cardarena.replay import ReplayStep, step_number, step_record, verify_record
 from arbiter.store.db import DEFAULT_DB, Store
 from arbiter.analysis.reask import DEFAULT_BANK_MS, DEFAULT_DECISION_MS, DecisionPoint, Reask, decision_at, reask
 
@@ -151,7 +151,11 @@ def replay(
     """Verify a recorded match, step through it, export its record, or re-ask a seat's decision.
 
     Verify: replay its actions from its seed and compare the result; export: --json; re-ask:
-    --seat N --at K [--bot mybot.py]."""
+    --seat N --at K [--bot mybot.py].
+
+    Steps are numbered from the deal, step 0; step K is the match's K-th action, as `arbiter
+    analyse`, the web replay and the inspector number them (--at K names the step its
+    decision was played at)."""
     if bot is not None and at is None:
         error("--bot re-asks one decision: give it with --seat N --at K")
         raise typer.Exit(2)
@@ -289,8 +293,11 @@ def _played_text(point: DecisionPoint, record: MatchRecord) -> str:
 def render_decision(point: DecisionPoint, record: MatchRecord) -> Group:
     """One decision as its seat had it: the events since its previous one, its board, its legal actions."""
     name = record.seat_names[point.seat] if point.seat < len(record.seat_names) else "?"
+    total = len(record.actions)
+    # the step its action was played at, numbered as the stepping above and `arbiter analyse` number it
+    at = f"step {step_number(point.step)} of {total}" if point.step < total else f"after step {total} of {total}, the last"
     parts: list[Any] = [Text(visible(f"{record.game} match {record.match_id}: seat {point.seat} ({name}), decision {point.number} "
-                                     f"(after step {point.step} of {len(record.actions)})"), style="bold")]
+                                     f"({at})"), style="bold")]
     parts.append(Text(f"events shown since its previous decision: {len(point.events)}", style="dim"))
     for e in point.events:
         parts.append(Text("  · " + e.text, style="green"))
