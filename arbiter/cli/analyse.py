@@ -58,7 +58,7 @@ def analyse(
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes.
 
-    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost more than the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a running duplicate tournament's) is refused. How: docs/analysis.md.
+    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost more than the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a duplicate tournament's not finished: running, or interrupted, and then how to resume it) is refused. How: docs/analysis.md.
 
     The step column numbers the match's steps as `arbiter replay` and the inspector do (step 0 is the deal, step K the match's K-th action): the decision listed at step 9 is replay's "step 9 of N".
     """

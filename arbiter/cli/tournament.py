@@ -305,11 +305,13 @@ def standings_cmd(
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default, or -: stdout).")] = None,
     luck_adjusted: Annotated[bool, typer.Option(
-        "--luck-adjusted", help="A stored evaluation (arbiter evaluate --db) or a round robin of two bots with "
-                                "duplicate deals: also give its margin with the luck taken out, beside the raw one, as "
-                                "arbiter evaluate --luck-adjusted does (Spades, -o deals=1, bundled bots: the deal's, "
-                                "its probes played here; Spot and Spite and Malice: the draws', from the records). "
-                                "Not with --format.")] = False,
+        "--luck-adjusted", help="A stored evaluation (arbiter evaluate --db) or a round robin with duplicate deals: "
+                                "also give the margin of each pair of bots that met head to head (tables of more than "
+                                "two bots are left out) with the luck taken out, beside the raw one, as arbiter "
+                                "evaluate --luck-adjusted does (Spades, -o deals=1, bots installed with the arbiter: "
+                                "the deal's, its probes played here; Spot and Spite and Malice: the draws', from the "
+                                "records). What it cannot correct is refused before the table is printed. Not with "
+                                "--format.")] = False,
     probes: Annotated[Optional[int], typer.Option(
         "--probes", help="With --luck-adjusted: bidding-only probe deals (default 2000).")] = None,
     probes_file: Annotated[Optional[Path], typer.Option(
@@ -365,13 +367,15 @@ def standings_cmd(
         tour = _run(store.tournament, info["id"])
         info = with_clock(info, tour.spec)
         times = _run(counted_think_times, store, tour)  # of the matches the table counts
+        # what --luck-adjusted would correct, refused before the table is printed (not under it)
+        plan = _run(_luck_plan, store, tournament, probes, probes_file) if luck_adjusted else None
     resume = interrupted_text(tour.name, tour.spec, db) if info["state"] == "interrupted" else ""
     if format is None:
         if output is not None:
             _run(fail, "--output needs --format")
         _print_standings(st, info, crosstable, times, resume)
-        if luck_adjusted:
-            _luck_line(db, tournament, probes, probes_file)
+        if plan is not None:
+            _luck_line(db, plan, probes, probes_file)
         return
     emit(render(format, st, info), output)
 
@@ -423,34 +427,48 @@ def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) 
         out.print(note, highlight=False, markup=False, width=console_width())
 
 
-def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:
-    """``standings --luck-adjusted``: each pair's luck-adjusted margin beside its raw one (a stored
-    evaluation's, a round robin's pairs: ``stored_luck_pairs``), and what was corrected."""
-    from arbiter.rating.draws import DRAW_GAMES
-    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck_pairs
+def _luck_plan(store: Store, tournament: str, probes: Optional[int], probes_file: Optional[Path]) -> Any:
+    """``standings --luck-adjusted``: the pairs it corrects (``luck_pairs``), every condition
+    checked, --probes and --probes-file as well, before the table is printed: a refusal after
+    it, under a whole table, read as the table's failing."""
+    from arbiter.tournament.probes import check_probes, luck_pairs
     from cardarena.games import ConfigError
 
+    plan = luck_pairs(store, tournament)
+    if plan.draws and probes is not None:
+        raise ConfigError(f"--probes: {plan.game}'s draws are centred on expectations known exactly, with no probes: "
+                          "leave it out")
+    if plan.draws and probes_file is not None:
+        raise ConfigError(f"--probes-file: {plan.game}'s draws are corrected by expectations known exactly, with no "
+                          "probes to keep: leave it out")
+    if len(plan.pairs) > 1 and probes_file is not None:
+        raise ConfigError(f"--probes-file: a probes file holds the probes of one pair, and more than one pair of bots "
+                          f"met in this tournament ({len(plan.pairs)}): leave it out")
+    if probes is not None:
+        check_probes(probes)
+    return plan
+
+
+def _luck_line(db: Path, plan: Any, probes: Optional[int], probes_file: Optional[Path]) -> None:
+    """``standings --luck-adjusted``: each pair's luck-adjusted margin beside its raw one (a stored
+    evaluation's, a round robin's pairs: ``stored_luck_pairs`` of ``plan``, ``_luck_plan``'s), and
+    what was corrected."""
+    from arbiter.rating.draws import DRAW_GAMES
+    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck_pairs
+
     n = LUCK_PROBES if probes is None else probes
-    pairs: list[tuple[str, str]] = []
     with show_progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
         task = progress.add_task("probe deals (bidding only)", total=n, visible=False)
 
         def make(game, a, b, options, preset):
-            if game in DRAW_GAMES and probes is not None:
-                raise ConfigError(f"--probes: {game}'s draws are centred on expectations known exactly, with no "
-                                  "probes: leave it out")
-            if pairs and probes_file is not None:
-                raise ConfigError("--probes-file: a probes file holds the probes of one pair, and more than one pair of "
-                                  "bots met in this tournament: leave it out")
-            pairs.append((a, b))
             if game not in DRAW_GAMES:
                 progress.update(task, description=f"{a} vs {b}: probe deals (bidding only)", completed=0, visible=True)
             return luck_probes(game, a, b, options, preset, n, progress=lambda k: progress.update(task, completed=k),
                                file=probes_file)
 
         with _run(_open_existing, db) as store:
-            results = _run(stored_luck_pairs, store, tournament, make)
+            results = _run(stored_luck_pairs, store, plan.tour.id, make, plan)
     exact = results[0].luck_expected is not None and results[0].luck_expected.exact
     what = "the draws" if exact else "the deal"
     if len(results) == 1:

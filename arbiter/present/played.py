@@ -174,7 +174,7 @@ def interrupted_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) 
     resumes it."""
     if "evaluate" in spec:
         return ("interrupted, nothing runs it; the arbiter evaluate command that started it, run again with "
-                f"--db {quote(str(db))}, resumes it")
+                f"--db {quote(str(db))}, resumes it")  # (TournamentRow.resume_text says it of a withheld match)
     return f"interrupted, nothing runs it; resume it: arbiter tournament run --resume {quote(name)} --db {quote(str(db))}"
 
 
