@@ -301,7 +301,7 @@ def standings_cmd(
     tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest; the matches arbiter play kept, "
                                                    "play:GAME, only where there is no other).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table.")] = False,
+    crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table. The json, md and html exports always hold it; the CSV is the table alone: not with --format csv.")] = False,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default, or -: stdout).")] = None,
     luck_adjusted: Annotated[bool, typer.Option(
@@ -354,6 +354,9 @@ def standings_cmd(
         _run(need, (("--probes", probes is not None), ("--probes-file", probes_file is not None)), "--luck-adjusted")
     if luck_adjusted and format is not None:
         _run(fail, "--luck-adjusted: shown beside the table, not in an export; leave out --format")
+    if crosstable and format == "csv":  # (dropped in silence: a CSV is one table, its columns kept for programs)
+        _run(fail, "--crosstable with --format csv: the CSV is the standings table alone, one row a bot; the "
+                   "cross-table is in --format json, md or html (always), or printed without --format")
     if probes_file is not None:
         from arbiter.cli._common import check_writable
 
