@@ -100,6 +100,26 @@ def record_file(match_id: str) -> Path | None:
         return None
 
 
+def looks_like_file(text: str) -> bool:
+    """Whether a MATCH_ID argument names a file rather than a match of the store: a path
+    (a folder in it) or a ``.json`` name. No match id the arbiter makes looks so."""
+    return "/" in text or text.lower().endswith(".json")
+
+
+def _stored(match_id: str, db: Path) -> bool:
+    """Whether the store ``db`` (if there is one) holds a match of that id."""
+    if not db.exists():
+        return False
+    from arbiter.store.db import READ_ERRORS
+
+    try:
+        with Store(db, read_only=True) as store:
+            store.match(match_id)
+    except READ_ERRORS:
+        return False
+    return True
+
+
 def load_record(match_id: str, db: Path) -> MatchRecord:
     """The record of ``match_id`` from the store, or from a JSON file at that path."""
     path = Path(match_id)
@@ -125,6 +145,10 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
         folder = False
     if folder:
         raise UsageError(f"{match_id}: a folder, not a match id or a match record file")
+    if looks_like_file(match_id) and not _stored(match_id, db):
+        # "/tmp/x.json", gone or mistyped: said "no match '/tmp/x.json' in arena.sqlite", as if a file were an id
+        raise UsageError(f"{match_id}: no such file (a match record file, as `arbiter replay ID --json -o FILE` writes "
+                         "one; a match of the store is named by its id, with --db)")
     if not db.exists():
         raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")
     with Store(db, read_only=True) as store:  # reading never writes
