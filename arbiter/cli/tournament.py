@@ -287,6 +287,34 @@ def _not_a_ladder(store: Store, db: Path, name: str | None) -> None:
                              f"(arbiter tournament list --db {quote(str(db))} lists them)")
 
 
+def _tournament_match(store: Store, tour: Any, match: str, db: Path) -> Any:
+    """The match ``--match`` names in ``tour``: its schedule index or a match id. One it does
+    not hold is said with the indexes it has ("no match '99'" left the reader to guess); an
+    index of its schedule not stored yet, while its matches are withheld, is refused as a
+    stored one would be (which of them are stored would time them)."""
+    from arbiter.store.db import StoreError
+    from cardarena.records import number
+
+    try:
+        return store.match(match, tour.id)
+    except StoreError:
+        pass
+    n = max(tour.planned, tour.done)
+    index = number(match.strip())
+    show = f"arbiter tournament show {quote(tour.name)} --db {quote(str(db))}"
+    if n == 0:
+        raise UsageError(f"no match {match[:80]!r} in tournament {tour.name!r}: it has no match yet")
+    numbered = f"its schedule numbers its {n} matches 0 to {n - 1} (the # column of {show})"
+    if index is None:
+        raise UsageError(f"no match {match[:80]!r} in tournament {tour.name!r}: --match takes a match id of it, or "
+                         f"{numbered}")
+    if index >= n:
+        raise UsageError(f"no match {index} in tournament {tour.name!r}: {numbered}")
+    store.tournament_disclosure(tour).require_match(str(index))  # (Withheld while its matches are)
+    raise UsageError(f"match {index} of tournament {tour.name!r} is not played yet: {tour.done} of its {n} matches "
+                     "are stored")
+
+
 def _open_existing(db: Path, writes: bool = False) -> Store:
     """The store at ``db``, read-only: reading never writes (nor creates a store). For a
     command that ``writes`` (``tournament run --resume``) it is opened to be written, so
@@ -561,7 +589,7 @@ def tournament_show(
         tour = _run(store.tournament, tournament)
         policy = tour.disclosure
         if match is not None:
-            row = _run(store.match, match, tour.id)  # an index of the schedule, or a match id
+            row = _run(_tournament_match, store, tour, match, db)  # an index of the schedule, or a match id
             record, shown = _run(store.read_match, row.match_id)  # the one reader, and what may be shown
             _run(shown.require_match, row.match_id)
             _show_match(tour, row, record, db)
