@@ -348,7 +348,7 @@ def test_the_help_says_the_analysis_is_kept_in_the_store():
     r = invoke("analyse", "--help")
     assert r.exit_code == 0, r.output
     for words in ("kept in --db (the store is written)", "/m/MATCH/inspect?seat=S", "a mistake (it cost more than the",
-                  "never another seat's hidden cards", "withholds (a running duplicate tournament's) is refused"):
+                  "never another seat's hidden cards", "withholds (a duplicate tournament's not finished: running, or interrupted, and then how to resume it) is refused"):
         assert words in r.output, (words, r.output)
 
 
