@@ -675,13 +675,18 @@ class TournamentRow:
                                         duplicate=bool(self.spec.get("duplicate", True)))
 
     def resume_text(self, db: str | os.PathLike) -> str:
-        """How to resume it once interrupted (it is stored in the store ``db``), quoted to paste:
-        ``tournament run --resume`` reads its settings from the store (a command of its flags
-        would show its seed, withheld until it ends); an evaluation's own command resumes it."""
-        if "evaluate" in self.spec:
-            return (f"the arbiter evaluate command that started it, run again with --db {shlex.quote(str(db))}, "
-                    "resumes it")
-        return f"resume it: arbiter tournament run --resume {shlex.quote(self.name)} --db {shlex.quote(str(db))}"
+        """How to resume it once interrupted (``resume_text``; it is stored in the store ``db``)."""
+        return resume_text(self.name, self.spec, db)
+
+
+def resume_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) -> str:
+    """How to resume the interrupted tournament ``name`` (stored with ``spec`` in the store
+    ``db``), quoted to paste: ``tournament run --resume`` reads its settings from the store (a
+    command of its flags would show its seed, withheld until it ends); an evaluation's own
+    command resumes it."""
+    if "evaluate" in spec:
+        return f"the arbiter evaluate command that started it, run again with --db {shlex.quote(str(db))}, resumes it"
+    return f"resume it: arbiter tournament run --resume {shlex.quote(name)} --db {shlex.quote(str(db))}"
 
 
 @dataclass(frozen=True)
