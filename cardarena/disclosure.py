@@ -84,6 +84,9 @@ class Disclosure:
         until: when a closed batch opens, for messages.
         abandoned: cut off and never to open (an arena encounter a stop or a crash cut
             short): messages say so, not "still running".
+        resume: not finished, and nothing runs it now (interrupted: a Ctrl-C, a signal, a
+            crash): how to resume it, which messages say instead of "still running" (the
+            store, which knows whether a run holds it, sets it: ``Store.tournament_disclosure``).
     """
 
     name: str
@@ -91,13 +94,23 @@ class Disclosure:
     duplicate: bool
     until: str = "when the tournament ends"
     abandoned: bool = False
+    resume: str = ""
 
     def _withheld(self) -> tuple[str, str]:
         """Why the batch is closed and when what it withholds opens, for messages."""
         if self.abandoned:
             return ("was abandoned (cut off by a stop or a crash after some of its deals were played, and never "
                     "counted)", "are never shown")
+        if self.resume:
+            return ("was interrupted with duplicate deals, and nothing runs it (its deals come back in matches still "
+                    "to be played)", f"are withheld until it finishes; {self.resume}")
         return f"is still running with duplicate deals ({CLOSED_REASON})", f"open {self.until}"
+
+    def closed_text(self) -> str:
+        """Why a closed batch's matches are not shown, said of the batch ("is still running with
+        duplicate deals ...", "was interrupted ...; resume it: ..."), for a line of its own."""
+        why, when = self._withheld()
+        return f"{why}: its matches' replays, seeds and results {when}"
 
     @property
     def closed(self) -> bool:
@@ -148,8 +161,7 @@ class Disclosure:
         """Withheld unless the matches of this batch may be shown: for a reader asked for the
         whole batch (an export of a tournament), said of the batch, not of one match."""
         if not self.matches:
-            why, when = self._withheld()
-            raise Withheld(f"{self.name} {why}: its matches' replays, seeds and results {when}")
+            raise Withheld(f"{self.name} {self.closed_text()}")
 
     def seed_text(self, seed: int | None, drawn: int | None) -> str:
         """How to show the seed: the given one, the drawn one (once over), or why not."""

@@ -31,7 +31,18 @@ from typing import Any, Iterator
 from cardarena.games import Action, Event, Game, GameError, Outcome, State, events_for, get_game
 from cardarena.records import FORFEIT_REASON, MatchRecord, clip, forfeit_outcome
 
-__all__ = ["ReplayError", "ReplayStep", "illegal_reason_at", "step_record", "verify_record", "replay_steps"]
+__all__ = ["ReplayError", "ReplayStep", "illegal_reason_at", "step_number", "step_record", "verify_record", "replay_steps"]
+
+
+def step_number(actions_before: int) -> int:
+    """The step at which the action played after ``actions_before`` actions of a record shows.
+
+    The one numbering of a match's steps that every reader shows (``arbiter replay``, its
+    ``--at``, ``arbiter analyse``, the web replay and the inspector): step 0 is the deal,
+    step K the record's K-th action (counted from 1; ``ReplayStep.index`` is the match after
+    it). A decision's step is thus the actions played before it, plus one: analyse's "step 9"
+    is replay's "step 9 of N", the same action."""
+    return actions_before + 1
 
 
 class ReplayError(Exception):

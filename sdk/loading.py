@@ -191,7 +191,7 @@ def load_bot(spec: str) -> Bot:
     if cls_name:
         cls = getattr(module, cls_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
-            raise BotLoadError(f"{spec}: {cls_name!r} is not an sdk.Bot subclass")
+            raise BotLoadError(_no_such_class(spec, module, cls_name, cls, path if path.suffix == ".py" else None))
         return _make(cls, path if path.suffix == ".py" else None)
     found = [
         obj for obj in vars(module).values()
@@ -205,6 +205,21 @@ def load_bot(spec: str) -> Bot:
                            "(another can live in a module beside it), or name one as FILE:Class where a bot is "
                            "named (arbiter play, python -m sdk)")
     return _make(found[0], path if path.suffix == ".py" else None)
+
+
+def _no_such_class(spec: str, module: object, cls_name: str, found: object, path: Path | None) -> str:
+    """Why FILE:Class (or module:Class) names no bot: no such name in it ("'C' is not an sdk.Bot
+    subclass" was said of a class the file does not have), or a name that is not a Bot class;
+    with the sdk.Bot classes it does have, to name one of them."""
+    where = str(path) if path is not None else f"module {getattr(module, '__name__', '?')!r}"
+    bots = sorted(n for n, obj in vars(module).items()
+                  if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and not n.startswith("_"))
+    has = f"its sdk.Bot classes: {', '.join(bots)}" if bots else "it has no sdk.Bot class"
+    if found is None:
+        return f"{spec}: no class {cls_name!r} in {where} ({has})"
+    kind = "class" if inspect.isclass(found) else type(found).__name__
+    what = f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+    return f"{spec}: {cls_name!r} in {where} is {what}, not an sdk.Bot subclass ({has})"
 
 
 def _make(cls: type[Bot], path: Path | None) -> Bot:

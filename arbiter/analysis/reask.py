@@ -43,7 +43,7 @@ from arbiter.hosting.loading import game_names, load_bot
 from arbiter.hosting.inprocess import Decision, SeatDriver, bot_code
 from cardarena.games import Action, Event, get_game
 from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
-from cardarena.replay import illegal_reason_at, step_record
+from cardarena.replay import illegal_reason_at, step_number, step_record
 from cardarena.names import does_not_play
 
 __all__ = ["DecisionPoint", "Reask", "decisions", "decision_at", "match_info", "reask"]
@@ -57,7 +57,8 @@ DEFAULT_BANK_MS = 60_000
 class DecisionPoint:
     """One decision of one seat, as the seat had it.
 
-    ``number``: the seat's decision count, from 1. ``step``: actions played before it.
+    ``number``: the seat's decision count, from 1. ``step``: actions played before it (an
+    index into the record's actions; a reader shows it as ``cardarena.replay.step_number``).
     ``events``: what the seat was shown since its previous decision (for the first, since
     the deal), in order. ``played``: the recorded action (the seat's own notation), or None
     when the match ended here (the seat's failure ended it: see ``forced`` / the record's
@@ -208,7 +209,7 @@ def reask(record: MatchRecord, seat: int, at: int, bot: str, *, decision_ms: int
                 d = _within(lambda p=p: driver.decide(p.view, p.legal), timeout)
         except _Late as late:
             return Reask(point, bot, None, "", False, 0.0, timed_out=True, stack=late.stack,
-                         note=f"the bot did not answer its earlier decision {p.number} (step {p.step}) in time")
+                         note=f"the bot did not answer its earlier decision {p.number} (step {step_number(p.step)}) in time")
         if driver.exited:
             return Reask(point, bot, d, "", False, 0.0,
                          note=f"the bot exited at its earlier decision {p.number}: {d.failure}")

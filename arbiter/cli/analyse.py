@@ -39,7 +39,7 @@ from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, p
 from arbiter.cli.layout import Column, console_width, fitted_table
 from arbiter.cli.replay import load_record, record_file, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
-from cardarena.replay import verify_record
+from cardarena.replay import step_number, verify_record
 
 
 @app.command()
@@ -58,7 +58,9 @@ def analyse(
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes.
 
-    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost more than the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a running duplicate tournament's) is refused. How: docs/analysis.md.
+    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost more than the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a duplicate tournament's not finished: running, or interrupted, and then how to resume it) is refused. How: docs/analysis.md.
+
+    The step column numbers the match's steps as `arbiter replay` and the inspector do (step 0 is the deal, step K the match's K-th action): the decision listed at step 9 is replay's "step 9 of N".
     """
     if top < 0:
         error(f"--top {top}: a number of decisions, 0 or more")
@@ -258,7 +260,7 @@ def hindsight_table(counts: list[CardCount], title: str) -> Table:
         if len(c.tricks) < 2:
             continue
         best = [card for card, t in c.tricks.items() if t == c.best]
-        table.add_row(str(c.number), str(c.step), escape(c.played or "-"), str(c.tricks.get(c.played, "")), " ".join(best),
+        table.add_row(str(c.number), str(step_number(c.step)), escape(c.played or "-"), str(c.tricks.get(c.played, "")), " ".join(best),
                       str(c.best), f"[bold red]{c.lost}[/]" if c.lost else "0")
     return table
 
@@ -303,12 +305,12 @@ def decision_table(rows: list[Analysed], title: str, inspector: bool = False) ->
     cells = []
     for r in rows:
         if not r.values:
-            cells.append([f"[dim]{c}[/]" if c else "" for c in (str(r.number), str(r.step), escape(r.played), "", "", "", "",
+            cells.append([f"[dim]{c}[/]" if c else "" for c in (str(r.number), str(step_number(r.step)), escape(r.played), "", "", "", "",
                                                                  escape(r.note))])
             continue
         mine, best = r.chosen_value, r.values[0]
         cells.append([
-            str(r.number), str(r.step), escape(r.played),
+            str(r.number), str(step_number(r.step)), escape(r.played),
             f"{number(mine.mean)} ± {number(mine.se)}" if mine else "",
             escape(best.action), f"{number(best.mean)} ± {number(best.se)}",
             f"{number(r.loss)} ± {number(r.loss_se)}" if mine else "",

@@ -3,7 +3,7 @@
     arbiter bots new mybot                       # a folder bot from the template
     arbiter bots check mybot/                    # the self-test: a pass/fail report
     arbiter bots submit mybot/ [--name mybot]    # check, store an immutable copy, record it
-    arbiter bots list | show mybot | remove mybot [--version 1.0]
+    arbiter bots list | show mybot[@1.0] | remove mybot[@1.0]
     arbiter bots submit mybot/ --name mybot --server HOST:PORT --token AUTHOR_TOKEN [--tls-ca CA.pem]
     arbiter bots sandbox                         # what the sandbox enforces on this machine
 """
@@ -25,6 +25,7 @@ from arbiter.cli._common import (environment, ENV_BOT_ENVS,
     DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, TlsCaOpt, token_needs_server,
 )
 from arbiter.store.db import DEFAULT_DB
+from cardarena import names
 from cardarena.records import MAX_CLOCK_MS
 from cardarena.runtimes import MANIFEST
 
@@ -36,6 +37,26 @@ FreshOpt = Annotated[bool, typer.Option("--fresh", help="Run the self-test again
                                          "with the same settings and arbiter code (its report is otherwise reused).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", envvar="ARENA_AUTHOR_TOKEN", help="Author or admin token of --server (env ARENA_AUTHOR_TOKEN).")]
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "bots" / "template" / "bot.py"
+
+
+def _name_version(name: str, version: Optional[str] = None) -> tuple[str, Optional[str]]:
+    """A bot named as a tournament names it: NAME (every version) or NAME@VERSION (that one),
+    as (name, version); ``version`` (remove's --version) must then be the same one."""
+    if not names.is_ref(name):
+        return name, version
+    base, at = names.split_ref(name)
+    if version is not None and version != at:
+        raise UsageError(f"{name} names version {at}, and --version {version} another: give the version once")
+    return base, at
+
+
+def _only_version(rows: list[dict[str, Any]], name: str, version: str) -> list[dict[str, Any]]:
+    """The row of ``version`` among a bot's ``rows``; UsageError naming the versions it has."""
+    mine = [r for r in rows if r["version"] == version]
+    if not mine:
+        known = ", ".join(r["version"] for r in rows)
+        raise UsageError(f"{name} has no version {version!r} (its version{'s' if len(rows) > 1 else ''}: {known})")
+    return mine
 
 
 def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -271,14 +292,20 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
     out.print(_versions_table(rows, "registered bots"))
 
 
+NameArg = Annotated[str, typer.Argument(help="The registered bot: NAME (every version), or NAME@VERSION (that version "
+                                             "only), as a tournament names it.", show_default=False)]
+
+
 @bots_app.command("show")
-def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
+def show(name: NameArg, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
          tls_ca: TlsCaOpt = None) -> None:
-    """One bot's versions, the check report of the latest, and where it stands in the arenas.
+    """One bot's versions, the check report of the latest, and where it stands in the arenas;
+    NAME@VERSION: that version alone, its report and its place.
 
     Where it stands: its rating, games, and why a version was suspended."""
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
+    name, version = _run(_name_version, name)
     if server:
         rows, ladders = _call(client.show_bot, _server(server), token or "", name, tls_ca=ca)
     else:
@@ -310,7 +337,10 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
             for r, v in zip(rows, versions):
                 r["intact"] = _call(registry.verify, v)
             ladders = [asdict(s) for s in standings_of(registry.db, name)]
-    out.print(_versions_table(rows, name))
+    if version is not None:  # (a remote division's bot, or a house bot, has no versions: refused here too)
+        rows = _run(_only_version, rows, name, version)
+        ladders = [s for s in ladders if s["player"] == f"{name}@{version}"]
+    out.print(_versions_table(rows, name if version is None else f"{name}@{version}"))
     if ladders:
         out.print(_ladders_table(ladders))
         _ladder_reasons(ladders)
@@ -330,16 +360,22 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
 
 @bots_app.command("remove")
 def remove(
-    name: str,
-    version: Annotated[Optional[str], typer.Option("--version", help="Only this version (default: all).")] = None,
+    name: Annotated[str, typer.Argument(help="The registered bot: NAME (every version of it), or NAME@VERSION (that "
+                                             "version only), as a tournament names it.", show_default=False)],
+    version: Annotated[Optional[str], typer.Option("--version", help="Only this version (default: all); the same as NAME@VERSION.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
     token: TokenOpt = None,
     tls_ca: TlsCaOpt = None,
 ) -> None:
-    """Remove a bot version, or the bot. Its version numbers stay taken for other files."""
+    """Remove a bot version (NAME@VERSION), or the bot (NAME: every version).
+
+    A version names one set of files for good: one removed keeps its number, refused to other
+    files (the same files may come back under it), and the matches stored under it stay, with
+    their records."""
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
+    name, version = _run(_name_version, name, version)
     if server:
         n = _call(client.remove_bot, _server(server), token or "", name, version or "", tls_ca=ca)
     else:

@@ -79,7 +79,11 @@ def revoke(who: Annotated[str, typer.Argument(help="a bot name, author:NAME, or 
 
 @credentials_app.command("show")
 def show(credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
-    """Who has a token in the file (names only)."""
+    """Who has a token in the file (names only).
+
+    A credentials file open to other users is made its owner's alone (0600), with a warning,
+    as every command that reads it does; a file that is not a credentials file is refused
+    and keeps its mode."""
     creds = _run(_existing, credentials)
     out.print(f"{credentials}: admin, spectator", highlight=False)
     out.print("bots: " + (", ".join(sorted(creds.bots)) or "none"), highlight=False)

@@ -28,7 +28,7 @@ from cardarena.disclosure import notes_visible
 from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip, visible
 from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
-from cardarena.replay import ReplayStep, step_record, verify_record
+from cardarena.replay import ReplayStep, step_number, step_record, verify_record
 from arbiter.store.db import DEFAULT_DB, Store
 from arbiter.analysis.reask import DEFAULT_BANK_MS, DEFAULT_DECISION_MS, DecisionPoint, Reask, decision_at, reask
 
@@ -100,6 +100,26 @@ def record_file(match_id: str) -> Path | None:
         return None
 
 
+def looks_like_file(text: str) -> bool:
+    """Whether a MATCH_ID argument names a file rather than a match of the store: a path
+    (a folder in it) or a ``.json`` name. No match id the arbiter makes looks so."""
+    return "/" in text or text.lower().endswith(".json")
+
+
+def _stored(match_id: str, db: Path) -> bool:
+    """Whether the store ``db`` (if there is one) holds a match of that id."""
+    if not db.exists():
+        return False
+    from arbiter.store.db import READ_ERRORS
+
+    try:
+        with Store(db, read_only=True) as store:
+            store.match(match_id)
+    except READ_ERRORS:
+        return False
+    return True
+
+
 def load_record(match_id: str, db: Path) -> MatchRecord:
     """The record of ``match_id`` from the store, or from a JSON file at that path."""
     path = Path(match_id)
@@ -125,6 +145,10 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
         folder = False
     if folder:
         raise UsageError(f"{match_id}: a folder, not a match id or a match record file")
+    if looks_like_file(match_id) and not _stored(match_id, db):
+        # "/tmp/x.json", gone or mistyped: said "no match '/tmp/x.json' in arena.sqlite", as if a file were an id
+        raise UsageError(f"{match_id}: no such file (a match record file, as `arbiter replay ID --json -o FILE` writes "
+                         "one; a match of the store is named by its id, with --db)")
     if not db.exists():
         raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")
     with Store(db, read_only=True) as store:  # reading never writes
@@ -151,7 +175,11 @@ def replay(
     """Verify a recorded match, step through it, export its record, or re-ask a seat's decision.
 
     Verify: replay its actions from its seed and compare the result; export: --json; re-ask:
-    --seat N --at K [--bot mybot.py]."""
+    --seat N --at K [--bot mybot.py].
+
+    Steps are numbered from the deal, step 0; step K is the match's K-th action, as `arbiter
+    analyse`, the web replay and the inspector number them (--at K names the step its
+    decision was played at)."""
     if bot is not None and at is None:
         error("--bot re-asks one decision: give it with --seat N --at K")
         raise typer.Exit(2)
@@ -289,8 +317,11 @@ def _played_text(point: DecisionPoint, record: MatchRecord) -> str:
 def render_decision(point: DecisionPoint, record: MatchRecord) -> Group:
     """One decision as its seat had it: the events since its previous one, its board, its legal actions."""
     name = record.seat_names[point.seat] if point.seat < len(record.seat_names) else "?"
+    total = len(record.actions)
+    # the step its action was played at, numbered as the stepping above and `arbiter analyse` number it
+    at = f"step {step_number(point.step)} of {total}" if point.step < total else f"after step {total} of {total}, the last"
     parts: list[Any] = [Text(visible(f"{record.game} match {record.match_id}: seat {point.seat} ({name}), decision {point.number} "
-                                     f"(after step {point.step} of {len(record.actions)})"), style="bold")]
+                                     f"({at})"), style="bold")]
     parts.append(Text(f"events shown since its previous decision: {len(point.events)}", style="dim"))
     for e in point.events:
         parts.append(Text("  · " + e.text, style="green"))

@@ -292,6 +292,34 @@ def _not_a_ladder(store: Store, db: Path, name: str | None) -> None:
                              f"(arbiter tournament list --db {quote(str(db))} lists them)")
 
 
+def _tournament_match(store: Store, tour: Any, match: str, db: Path) -> Any:
+    """The match ``--match`` names in ``tour``: its schedule index or a match id. One it does
+    not hold is said with the indexes it has ("no match '99'" left the reader to guess); an
+    index of its schedule not stored yet, while its matches are withheld, is refused as a
+    stored one would be (which of them are stored would time them)."""
+    from arbiter.store.db import StoreError
+    from cardarena.records import number
+
+    try:
+        return store.match(match, tour.id)
+    except StoreError:
+        pass
+    n = max(tour.planned, tour.done)
+    index = number(match.strip())
+    show = f"arbiter tournament show {quote(tour.name)} --db {quote(str(db))}"
+    if n == 0:
+        raise UsageError(f"no match {match[:80]!r} in tournament {tour.name!r}: it has no match yet")
+    numbered = f"its schedule numbers its {n} matches 0 to {n - 1} (the # column of {show})"
+    if index is None:
+        raise UsageError(f"no match {match[:80]!r} in tournament {tour.name!r}: --match takes a match id of it, or "
+                         f"{numbered}")
+    if index >= n:
+        raise UsageError(f"no match {index} in tournament {tour.name!r}: {numbered}")
+    store.tournament_disclosure(tour).require_match(str(index))  # (Withheld while its matches are)
+    raise UsageError(f"match {index} of tournament {tour.name!r} is not played yet: {tour.done} of its {n} matches "
+                     "are stored")
+
+
 def _open_existing(db: Path, writes: bool = False) -> Store:
     """The store at ``db``, read-only: reading never writes (nor creates a store). For a
     command that ``writes`` (``tournament run --resume``) it is opened to be written, so
@@ -306,15 +334,17 @@ def standings_cmd(
     tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest; the matches arbiter play kept, "
                                                    "play:GAME, only where there is no other).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table.")] = False,
+    crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table. The json, md and html exports always hold it; the CSV is the table alone: not with --format csv.")] = False,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default, or -: stdout).")] = None,
     luck_adjusted: Annotated[bool, typer.Option(
-        "--luck-adjusted", help="A stored evaluation (arbiter evaluate --db) or a round robin of two bots with "
-                                "duplicate deals: also give its margin with the luck taken out, beside the raw one, as "
-                                "arbiter evaluate --luck-adjusted does (Spades, -o deals=1, bundled bots: the deal's, "
-                                "its probes played here; Spot and Spite and Malice: the draws', from the records). "
-                                "Not with --format.")] = False,
+        "--luck-adjusted", help="A stored evaluation (arbiter evaluate --db) or a round robin with duplicate deals: "
+                                "also give the margin of each pair of bots that met head to head (tables of more than "
+                                "two bots are left out) with the luck taken out, beside the raw one, as arbiter "
+                                "evaluate --luck-adjusted does (Spades, -o deals=1, bots installed with the arbiter: "
+                                "the deal's, its probes played here; Spot and Spite and Malice: the draws', from the "
+                                "records). What it cannot correct is refused before the table is printed. Not with "
+                                "--format.")] = False,
     probes: Annotated[Optional[int], typer.Option(
         "--probes", help="With --luck-adjusted: bidding-only probe deals (default 2000).")] = None,
     probes_file: Annotated[Optional[Path], typer.Option(
@@ -357,6 +387,9 @@ def standings_cmd(
         _run(need, (("--probes", probes is not None), ("--probes-file", probes_file is not None)), "--luck-adjusted")
     if luck_adjusted and format is not None:
         _run(fail, "--luck-adjusted: shown beside the table, not in an export; leave out --format")
+    if crosstable and format == "csv":  # (dropped in silence: a CSV is one table, its columns kept for programs)
+        _run(fail, "--crosstable with --format csv: the CSV is the standings table alone, one row a bot; the "
+                   "cross-table is in --format json, md or html (always), or printed without --format")
     if probes_file is not None:
         from arbiter.cli._common import check_writable
 
@@ -370,13 +403,15 @@ def standings_cmd(
         tour = _run(store.tournament, info["id"])
         info = with_clock(info, tour.spec)
         times = _run(counted_think_times, store, tour)  # of the matches the table counts
+        # what --luck-adjusted would correct, refused before the table is printed (not under it)
+        plan = _run(_luck_plan, store, tournament, probes, probes_file) if luck_adjusted else None
     resume = interrupted_text(tour.name, tour.spec, db) if info["state"] == "interrupted" else ""
     if format is None:
         if output is not None:
             _run(fail, "--output needs --format")
         _print_standings(st, info, crosstable, times, resume)
-        if luck_adjusted:
-            _luck_line(db, tournament, probes, probes_file)
+        if plan is not None:
+            _luck_line(db, plan, probes, probes_file)
         return
     emit(render(format, st, info), output)
 
@@ -428,34 +463,48 @@ def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) 
         out.print(note, highlight=False, markup=False, width=console_width())
 
 
-def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:
-    """``standings --luck-adjusted``: each pair's luck-adjusted margin beside its raw one (a stored
-    evaluation's, a round robin's pairs: ``stored_luck_pairs``), and what was corrected."""
-    from arbiter.rating.draws import DRAW_GAMES
-    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck_pairs
+def _luck_plan(store: Store, tournament: str, probes: Optional[int], probes_file: Optional[Path]) -> Any:
+    """``standings --luck-adjusted``: the pairs it corrects (``luck_pairs``), every condition
+    checked, --probes and --probes-file as well, before the table is printed: a refusal after
+    it, under a whole table, read as the table's failing."""
+    from arbiter.tournament.probes import check_probes, luck_pairs
     from cardarena.games import ConfigError
 
+    plan = luck_pairs(store, tournament)
+    if plan.draws and probes is not None:
+        raise ConfigError(f"--probes: {plan.game}'s draws are centred on expectations known exactly, with no probes: "
+                          "leave it out")
+    if plan.draws and probes_file is not None:
+        raise ConfigError(f"--probes-file: {plan.game}'s draws are corrected by expectations known exactly, with no "
+                          "probes to keep: leave it out")
+    if len(plan.pairs) > 1 and probes_file is not None:
+        raise ConfigError(f"--probes-file: a probes file holds the probes of one pair, and more than one pair of bots "
+                          f"met in this tournament ({len(plan.pairs)}): leave it out")
+    if probes is not None:
+        check_probes(probes)
+    return plan
+
+
+def _luck_line(db: Path, plan: Any, probes: Optional[int], probes_file: Optional[Path]) -> None:
+    """``standings --luck-adjusted``: each pair's luck-adjusted margin beside its raw one (a stored
+    evaluation's, a round robin's pairs: ``stored_luck_pairs`` of ``plan``, ``_luck_plan``'s), and
+    what was corrected."""
+    from arbiter.rating.draws import DRAW_GAMES
+    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck_pairs
+
     n = LUCK_PROBES if probes is None else probes
-    pairs: list[tuple[str, str]] = []
     with show_progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn()) as progress:
         task = progress.add_task("probe deals (bidding only)", total=n, visible=False)
 
         def make(game, a, b, options, preset):
-            if game in DRAW_GAMES and probes is not None:
-                raise ConfigError(f"--probes: {game}'s draws are centred on expectations known exactly, with no "
-                                  "probes: leave it out")
-            if pairs and probes_file is not None:
-                raise ConfigError("--probes-file: a probes file holds the probes of one pair, and more than one pair of "
-                                  "bots met in this tournament: leave it out")
-            pairs.append((a, b))
             if game not in DRAW_GAMES:
                 progress.update(task, description=f"{a} vs {b}: probe deals (bidding only)", completed=0, visible=True)
             return luck_probes(game, a, b, options, preset, n, progress=lambda k: progress.update(task, completed=k),
                                file=probes_file)
 
         with _run(_open_existing, db) as store:
-            results = _run(stored_luck_pairs, store, tournament, make)
+            results = _run(stored_luck_pairs, store, plan.tour.id, make, plan)
     exact = results[0].luck_expected is not None and results[0].luck_expected.exact
     what = "the draws" if exact else "the deal"
     if len(results) == 1:
@@ -545,7 +594,7 @@ def tournament_show(
         tour = _run(store.tournament, tournament)
         policy = tour.disclosure
         if match is not None:
-            row = _run(store.match, match, tour.id)  # an index of the schedule, or a match id
+            row = _run(_tournament_match, store, tour, match, db)  # an index of the schedule, or a match id
             record, shown = _run(store.read_match, row.match_id)  # the one reader, and what may be shown
             _run(shown.require_match, row.match_id)
             _show_match(tour, row, record, db)

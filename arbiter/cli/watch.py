@@ -8,6 +8,7 @@
     arbiter watch --db arena.sqlite           # the tournament or ladder running from that store on this machine
     arbiter watch --server host:50051 --tls-ca ca.pem   # an arbiter that serves TLS (arbiter serve --tls-cert)
 
+With no match running it says so and waits for the next one (Ctrl-C stops it).
 Live, only public cards are shown; the full deal appears when the match is over. A match
 stopped before its end (its caller hung up, the arbiter stopped) has no result: watch says so, exit 2.
 """
@@ -72,7 +73,10 @@ def watch(
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
     tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", envvar=TLS_CA_ENV, help="PEM CA certificate: reach an arbiter that serves TLS (arbiter serve --tls-cert).")] = None,
 ) -> None:
-    """Watch a match live: the public table as it changes, then the result and the full deal."""
+    """Watch a match live: the public table as it changes, then the result and the full deal.
+
+    With no MATCH_ID and no match running, it says it waits for the next match to start, and
+    waits (the arbiter gives up after a minute without one); Ctrl-C stops it."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
@@ -102,6 +106,17 @@ def watch(
         out.print(table if matches else "no matches running or recently finished")
         return
 
+    if not match_id:  # the arbiter waits for the next match to start: said, not a silent wait
+        try:
+            running = [m for m in list_matches(server, include_finished=False, token=token, tls_ca=ca) if m.running]
+        except SpectateError as exc:
+            error(exc)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+        if not running:
+            out.print(f"no match is running on {server}: waiting for the next one to start (Ctrl-C to stop)",
+                      highlight=False, markup=False)
     if hidden_cards:  # the hub holds each frame until its deal is over: say why nothing shows yet
         out.print("every hand is shown deal by deal, each deal once it is over (and at least the arbiter's "
                   "spectator delay late): nothing shows while the first deal is played", highlight=False, markup=False)

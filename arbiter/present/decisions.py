@@ -122,11 +122,11 @@ def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
     picked: list[tuple[TournamentRow, MatchRow]] = []
     withheld: list[str] = []
     for tour in chosen:
-        rule = tour.disclosure
+        rule = store.tournament_disclosure(tour)
         if not rule.matches:
             if tournaments:
                 rule.require_matches()
-            withheld.append(f"{rule.name}: still running with duplicate deals, its matches open {rule.until}")
+            withheld.append(f"{rule.name} {rule.closed_text()}")
             continue
         picked += [(tour, row) for row in store.matches(tour.id, records=False)]
     return Selection(picked, withheld, store)

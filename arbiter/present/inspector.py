@@ -39,7 +39,7 @@ from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError, store_unwritable
 from cardarena import disclosure
 from cardarena.records import MatchRecord, number
-from cardarena.replay import ReplayError, ReplayStep, step_record
+from cardarena.replay import ReplayError, ReplayStep, step_number, step_record
 
 __all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url", "is_inspect_path", "start_analysis"]
 
@@ -186,7 +186,7 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 {% if not points %}<p id="no-decisions">Seat {{ seat }} had no decision in this match.</p>{% else %}
 <div class="nav" id="stepnav">
 {% if p.number > 1 %}<a id="prev" href="{{ url(seat, p.number - 1) }}" rel="prev">◀ prev</a>{% else %}<span class="off">◀ prev</span>{% endif %}
-<span>decision <strong id="decision">{{ p.number }}</strong> of <span id="decisions">{{ points|length }}</span> (step {{ p.step }})</span>
+<span>decision <strong id="decision">{{ p.number }}</strong> of <span id="decisions">{{ points|length }}</span> ({% if p.step < r.actions|length %}<a id="step" href="{{ replay_url }}&amp;step={{ step_number(p.step) }}">step {{ step_number(p.step) }}</a>{% else %}after step {{ r.actions|length }}, the last{% endif %})</span>
 {% if p.number < points|length %}<a id="next" href="{{ url(seat, p.number + 1) }}" rel="next">next ▶</a>{% else %}<span class="off">next ▶</span>{% endif %}
 <span class="muted small">← → or j k</span></div>
 {% if not rows %}{% if job and not job.finished %}<p id="analysing" class="small">Analysing seat {{ seat }}: <strong id="progress">{{ job.done }}</strong> of {{ job.total }} decisions valued
@@ -247,7 +247,7 @@ notes (they come from a seat's own view: step as that seat to see them). <a href
 {% if not n %}<p id="no-decisions">No decision was played in this match.</p>{% else %}
 <div class="nav" id="stepnav">
 {% if d > 1 %}<a id="prev" href="{{ url(None, d - 1) }}" rel="prev">◀ prev</a>{% else %}<span class="off">◀ prev</span>{% endif %}
-<span>decision <strong id="decision">{{ d }}</strong> of <span id="decisions">{{ n }}</span></span>
+<span>decision <strong id="decision">{{ d }}</strong> of <span id="decisions">{{ n }}</span> (<a id="step" href="{{ replay_url }}&amp;step={{ step_number(d - 1) }}">step {{ step_number(d - 1) }}</a>)</span>
 {% if d < n %}<a id="next" href="{{ url(None, d + 1) }}" rel="next">next ▶</a>{% else %}<span class="off">next ▶</span>{% endif %}
 <span class="muted small">← → or j k</span></div>
 <div class="layout"><div>
@@ -292,7 +292,7 @@ def _spectator_page(store: Store, row: MatchRow, query: dict[str, list[str]], no
             return f"/m/{urllib.parse.quote(match_id)}/inspect?" + urllib.parse.urlencode(q)
         return inspect_url(match_id, s, k)
 
-    return _SPECTATOR.render(r=record, d=d, n=n, before=before, after=after, felt=felt, url=url, error=error,
+    return _SPECTATOR.render(r=record, d=d, n=n, step_number=step_number, before=before, after=after, felt=felt, url=url, error=error,
                              seat_url=seat_url, table_style=Markup(TABLE_STYLE), nonce=nonce,
                              replay_url=f"/m/{urllib.parse.quote(match_id)}?view=spectator", home=_home(store, row))
 
@@ -346,7 +346,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         return inspect_url(match_id, s, n)
 
     return _PAGE.render(
-        r=record, seat=seat, p=p, points=points, error=error, rows=rows, a=a, note=note, felt=felt, url=url,
+        r=record, seat=seat, p=p, points=points, error=error, step_number=step_number, rows=rows, a=a, note=note, felt=felt, url=url,
         job=job, refresh=REFRESH_SECONDS, can_start=jobs.JOBS.samples > 0,
         unwritable=store_unwritable(store.path) if not rows else "",
         spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",

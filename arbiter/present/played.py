@@ -14,13 +14,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from shlex import quote
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import ConfigError, get_game
 from cardarena.games.base import value_text
 from arbiter.rating.ratings import tied
-from arbiter.store.db import STOPPED_EARLY
+from arbiter.store.db import STOPPED_EARLY, resume_text
 
 #: How W-D-L reads when a match has more than two sides (a free for all).
 FFA_WDL_NOTE = ("W-D-L counts first places only: W = placed first alone, D = first place shared, L = any "
@@ -172,10 +171,7 @@ def interrupted_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) 
     quoted to paste (``tournament run --resume`` reads its settings from the store: a command
     of its flags would show its seed, withheld until it ends). An evaluation's own command
     resumes it."""
-    if "evaluate" in spec:
-        return ("interrupted, nothing runs it; the arbiter evaluate command that started it, run again with "
-                f"--db {quote(str(db))}, resumes it")
-    return f"interrupted, nothing runs it; resume it: arbiter tournament run --resume {quote(name)} --db {quote(str(db))}"
+    return f"interrupted, nothing runs it; {resume_text(name, spec, db)}"  # (as a withheld match's refusal says it)
 
 
 def with_clock(info: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:

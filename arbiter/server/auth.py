@@ -224,7 +224,10 @@ def tighten(path: str | os.PathLike) -> str:
     """Make the credentials file ``path`` its owner's alone if other users may read or write
     it; what was wrong, in words for its operator ("" if nothing was: private already, or no
     file). Every command that reads the file says it: a file copied or restored with the
-    usual 0644 was read as it was, and the tokens in it stay valid once it is private."""
+    usual 0644 was read as it was, and the tokens in it stay valid once it is private.
+
+    Only a credentials file is touched: any other file (a bot's settings given as
+    --credentials by mistake) keeps its mode, and reading it says what it is not."""
     p = Path(path)
     try:
         st = p.stat()
@@ -235,6 +238,12 @@ def tighten(path: str | os.PathLike) -> str:
         # a folder (or a device) given as the file is refused by reading it, left as it is: a
         # bot's folder given as --credentials by mistake was made 0600, its files then
         # unreadable by the sandboxed bot and by every other user
+        return ""
+    try:
+        read(p)
+    except CredentialsError:
+        # not a credentials file (or not readable): `credentials show --credentials x.toml`
+        # made x.toml 0600, said so, and only then refused it as no credentials file
         return ""
     try:
         os.chmod(p, 0o600)

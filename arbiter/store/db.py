@@ -17,11 +17,13 @@ its own tables in the same file.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import json
 import os
 import secrets
+import shlex
 import sqlite3
 import stat
 import threading
@@ -667,9 +669,24 @@ class TournamentRow:
     @property
     def disclosure(self) -> Disclosure:
         """What of it may be shown now (``cardarena.disclosure``): closed while it runs with
-        duplicate deals (the default of a spec that does not say)."""
+        duplicate deals (the default of a spec that does not say). Whether a run plays it now
+        is the store's to say: ``Store.tournament_disclosure``."""
         return disclosure.of_tournament(self.name, finished=self.finished is not None,
                                         duplicate=bool(self.spec.get("duplicate", True)))
+
+    def resume_text(self, db: str | os.PathLike) -> str:
+        """How to resume it once interrupted (``resume_text``; it is stored in the store ``db``)."""
+        return resume_text(self.name, self.spec, db)
+
+
+def resume_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) -> str:
+    """How to resume the interrupted tournament ``name`` (stored with ``spec`` in the store
+    ``db``), quoted to paste: ``tournament run --resume`` reads its settings from the store (a
+    command of its flags would show its seed, withheld until it ends); an evaluation's own
+    command resumes it."""
+    if "evaluate" in spec:
+        return f"the arbiter evaluate command that started it, run again with --db {shlex.quote(str(db))}, resumes it"
+    return f"resume it: arbiter tournament run --resume {shlex.quote(name)} --db {shlex.quote(str(db))}"
 
 
 @dataclass(frozen=True)
@@ -1136,9 +1153,18 @@ class Store:
         if row.tournament_id is None:
             return disclosure.UNSAID
         try:
-            return self.tournament(row.tournament_id).disclosure
+            return self.tournament_disclosure(self.tournament(row.tournament_id))
         except StoreError:
             return disclosure.UNSAID
+
+    def tournament_disclosure(self, tour: TournamentRow) -> Disclosure:
+        """``tour.disclosure``, saying too, of a closed one that no run plays now (interrupted:
+        ``TournamentRow.state``), how to resume it: its messages say "was interrupted ...;
+        resume it: ..." where they said "still running" of a tournament nothing runs."""
+        shown = tour.disclosure
+        if shown.closed and tour.state(run_holder(self.path)) == "interrupted":
+            return dataclasses.replace(shown, resume=tour.resume_text(self.path))
+        return shown
 
     def read_match(self, match_id: str) -> tuple[MatchRecord, Disclosure]:
         """The one reader of a stored match, whatever played it (a tournament, an

@@ -459,7 +459,7 @@ class Registry:
         """A version, the latest when ``version`` is None; RegistryError if there is none."""
         vs = [v for v in self.versions(name) if version is None or v.version == version]
         if not vs:
-            what = f"{name} {version}" if version else name
+            what = f"{name}@{version}" if version else name
             known = sorted({v.version for v in self.versions(name)})
             if known:
                 raise RegistryError(f"no bot {what!r} in the registry of {self.db_path} ({name} has version"
@@ -502,7 +502,10 @@ class Registry:
             else:
                 hashes = [r[0] for r in db.execute("SELECT content_hash FROM bot_versions WHERE name = ? AND version = ?", (name, version))]
                 if not hashes:
-                    raise RegistryError(f"bot {name!r} has no version {version!r}")
+                    known = [r[0] for r in db.execute("SELECT version FROM bot_versions WHERE name = ? "
+                                                      "ORDER BY submitted, version", (name,))]
+                    raise RegistryError(f"bot {name!r} has no version {version!r} (its version"
+                                        f"{'s' if len(known) > 1 else ''}: {', '.join(known)}); nothing removed")
                 db.execute("DELETE FROM bot_versions WHERE name = ? AND version = ?", (name, version))
                 if db.execute("SELECT COUNT(*) FROM bot_versions WHERE name = ?", (name,)).fetchone()[0] == 0:
                     db.execute("DELETE FROM bots WHERE name = ?", (name,))

@@ -349,30 +349,40 @@ def stored_luck(store: Store, tournament: str | int | None,
     return results[0]
 
 
-def stored_luck_pairs(store: Store, tournament: str | int | None,
-                      probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> list[EvalResult]:
-    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``) or
-    a round robin (or gauntlet) with duplicate deals, read back pair by pair: for every table where
-    exactly two bots met (each with its copies), its deals played in all of the table's seatings,
-    as an evaluation of the two (``EvalResult``, bot A the one on the first side of the table's first
-    seating; a deal's margin A's mean score minus B's, averaged over the seatings) with its
-    luck-adjusted margin beside the raw one (``EvalResult.luck_summary``): the features read from
-    the records, centred on ``probes(game, bot_a, bot_b, options, preset)`` (``luck_probes``: for
-    Spades, probes of that pair; for the draws, the exact expectations), the first deals' bids checked
-    against probes of the same deals as ``evaluate`` checks them. Tables of more than two bots (a
-    free for all's) have no two-bot margin and are left out; none left is an error. Nothing is
-    written to the store. In table order.
+@dataclass(frozen=True)
+class LuckPairs:
+    """What ``stored_luck_pairs`` will correct (``luck_pairs``): every condition checked and
+    nothing played, so that a command says why it cannot before it prints anything."""
 
-    ConfigError, naming why, for what it cannot correct: a tournament still running (or stopped) with
-    duplicate deals (its records are withheld, ``cardarena.disclosure``), teams, no duplicate deals, no
-    table of two bots, a game or options the correction is not defined for (``luck_game_error``), Spades bots not
-    installed with the arbiter, a forfeit; StoreError for a store or tournament that is not there."""
+    tour: Any
+    game: str
+    options: dict[str, Any]
+    preset: str | None
+    #: per pair: (bot A's source, bot B's, its deals' rows in seating order, bot A's name)
+    pairs: list[tuple[str, str, list[list[Any]], str]]
+
+    @property
+    def draws(self) -> bool:
+        """Corrected by the draws' exact expectations (Spot, Spite and Malice): no probes."""
+        return self.game in DRAW_GAMES
+
+
+def luck_pairs(store: Store, tournament: str | int | None) -> LuckPairs:
+    """The pairs ``stored_luck_pairs`` corrects in a stored evaluation or round robin (or
+    gauntlet) with duplicate deals: for every table where exactly two bots met (each with its
+    copies), its deals played in all of the table's seatings, in table order. Every condition
+    is checked here, nothing is played; ConfigError, naming why, for what it cannot correct: a
+    tournament still running or interrupted with duplicate deals (its records are withheld,
+    ``cardarena.disclosure``), teams, no duplicate deals, a game or options the correction is
+    not defined for (``luck_game_error``), no table of two bots, a forfeit, and (Spades, whose
+    probes play the bots in this process) a bot of a pair not installed with the arbiter;
+    StoreError for a store or tournament that is not there."""
     tour = store.tournament(tournament)
     spec = tour.spec
-    if not tour.disclosure.matches:
-        raise ConfigError(f"--luck-adjusted: {tour.name!r} is still being played (or was stopped) with duplicate deals: "
-                          "its matches' records, which the correction reads (the cards drawn, the bids), are withheld "
-                          "until it ends (its deals come back in other seatings); finish it first")
+    shown = store.tournament_disclosure(tour)
+    if not shown.matches:
+        raise ConfigError(f"--luck-adjusted: the correction reads the matches' records (the cards drawn, the bids), and "
+                          f"{tour.name!r} {shown.closed_text()}")
     evaluation = "evaluate" in spec
     if not evaluation and (spec.get("teams") or not spec.get("duplicate", True)):
         what = "of named teams" if spec.get("teams") else "without duplicate deals"
@@ -386,17 +396,11 @@ def stored_luck_pairs(store: Store, tournament: str | int | None,
         raise ConfigError(f"--luck-adjusted: {tour.name!r} cannot be corrected: {why.removeprefix('--luck-adjusted: ')}")
     specs = list(spec.get("bots") or [])
     source = dict(zip(entrant_names(store, tour.id, specs), specs))  # by the names its records carry
-    if game_name not in DRAW_GAMES:
-        untrusted = [b for b in bot_sources(specs) if not is_trusted(b)]
-        if untrusted:
-            raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is "
-                              "not installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc "
-                              "instead")
     rows = store.matches(tour.id)
     tables: dict[int, dict[tuple[int, int], dict[int, Any]]] = {}
     for row in rows:
         tables.setdefault(row.table, {}).setdefault((row.round, row.deal), {})[row.rotation] = row
-    results = []
+    pairs: list[tuple[str, str, list[list[Any]], str]] = []
     for t, deals in sorted(tables.items()):
         seatings = max(len(v) for v in deals.values())
         complete = [k for k in sorted(deals) if len(deals[k]) == seatings and set(deals[k]) == set(range(seatings))]
@@ -407,13 +411,55 @@ def stored_luck_pairs(store: Store, tournament: str | int | None,
         if len(names) != 2 or len(set(first.sides)) != 2:
             continue  # a free for all's table: no two-bot margin
         a, b = first.sides[0], next(n for n in first.sides if n != first.sides[0])
-        result = _pair_result(store, tour, spec, game_name, opts, preset, source.get(a, a), source.get(b, b),
-                              [[deals[k][r] for r in range(seatings)] for k in complete], a, probes)
-        results.append(result)
-    if not results:
+        pairs.append((source.get(a, a), source.get(b, b), [[deals[k][r] for r in range(seatings)] for k in complete], a))
+    if not pairs:
         raise ConfigError(f"--luck-adjusted: {tour.name!r} has no table where two bots met in every seating of a deal "
                           "(a free for all's tables hold more): its standings have no luck-adjusted margin")
-    return results
+    for _, _, deals_rows, _ in pairs:
+        for row in (r for per in deals_rows for r in per):
+            if row.outcome.reason.is_forfeit:
+                raise ConfigError(f"--luck-adjusted: the match of deal seed {row.seed} in seating {row.rotation} ended "
+                                  f"by a forfeit ({row.outcome.reason.value}): its deal cannot be corrected")
+    if game_name not in DRAW_GAMES:
+        # (the bots of the pairs corrected: a tournament's are its every bot that met another head to head)
+        untrusted = list(dict.fromkeys(b for a_src, b_src, _, _ in pairs for b in bot_sources((a_src, b_src))
+                                       if not is_trusted(b)))
+        if untrusted:
+            them = ", ".join(untrusted)
+            verb = "is" if len(untrusted) == 1 else "are"
+            if evaluation:
+                raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {them} {verb} "
+                                  "not installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc "
+                                  "instead")
+            raise ConfigError(
+                f"--luck-adjusted: Spades' correction plays bidding-only probe deals of each pair's two bots in this "
+                f"process, and {them} {verb} not installed with the arbiter (a file, a folder or a registered bot plays "
+                f"only in a process of its own), so the pairs {'it' if len(untrusted) == 1 else 'they'} met in cannot "
+                "be corrected here: arbiter evaluate spades BOT OTHER -o deals=1 --luck-adjusted --transport inproc "
+                "corrects one pair, playing both in process as asked")
+    return LuckPairs(tour, game_name, opts, preset, pairs)
+
+
+def stored_luck_pairs(store: Store, tournament: str | int | None,
+                      probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes],
+                      planned: LuckPairs | None = None) -> list[EvalResult]:
+    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``) or
+    a round robin (or gauntlet) with duplicate deals, read back pair by pair (``luck_pairs``, or
+    ``planned``, what it returned): each pair's deals as an evaluation of the two (``EvalResult``,
+    bot A the one on the first side of the table's first seating; a deal's margin A's mean score
+    minus B's, averaged over the seatings) with its luck-adjusted margin beside the raw one
+    (``EvalResult.luck_summary``): the features read from the records, centred on ``probes(game,
+    bot_a, bot_b, options, preset)`` (``luck_probes``: for Spades, probes of that pair; for the
+    draws, the exact expectations), the first deals' bids checked against probes of the same deals
+    as ``evaluate`` checks them. Tables of more than two bots (a free for all's) have no two-bot
+    margin and are left out. Nothing is written to the store. In table order.
+
+    ConfigError for what it cannot correct (``luck_pairs`` says which); StoreError for a store or
+    tournament that is not there."""
+    plan = planned if planned is not None else luck_pairs(store, tournament)
+    tour = plan.tour
+    return [_pair_result(store, tour, tour.spec, plan.game, plan.options, plan.preset, a, b, deals, name_a, probes)
+            for a, b, deals, name_a in plan.pairs]
 
 
 def _pair_result(store: Store, tour: Any, spec: Mapping[str, Any], game_name: str, opts: dict[str, Any],
@@ -425,10 +471,7 @@ def _pair_result(store: Store, tour: Any, spec: Mapping[str, Any], game_name: st
         per = []
         for row in rows:
             who = who_of(row.seats, name_a)
-            o = row.outcome
-            if o.reason.is_forfeit:
-                raise ConfigError(f"--luck-adjusted: the match of deal seed {row.seed} in seating {row.rotation} ended "
-                                  f"by a forfeit ({o.reason.value}): its deal cannot be corrected")
+            o = row.outcome  # (no forfeit: luck_pairs refused it)
             matches.append(MatchMargin(d, row.rotation, row.seed, margin_of(o, who), o.reason.value, tuple(o.scores),
                                        tuple(o.ranks)))
             per.append((row.record(), row.rotation, who))

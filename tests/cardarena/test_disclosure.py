@@ -83,7 +83,7 @@ def test_tournament_show_withholds_the_seed_results_and_matches_while_running(st
     scores = " ".join(f"{s:g}" for s in row.outcome.scores)
     assert scores not in out.output
     out = CliRunner().invoke(app, ["tournament", "show", "dup", "--db", str(running), "--match", row.match_id])
-    assert out.exit_code == 2 and "still running with duplicate deals" in _text(out) and str(row.seed) not in out.output
+    assert out.exit_code == 2 and "was interrupted with duplicate deals" in _text(out) and str(row.seed) not in out.output
     out = CliRunner().invoke(app, ["tournament", "show", "dup", "--db", str(finished), "--match", row.match_id])
     assert out.exit_code == 0 and f"deal seed {row.seed}" in _text(out)
     out = CliRunner().invoke(app, ["tournament", "show", "dup", "--db", str(finished)])
@@ -93,11 +93,39 @@ def test_tournament_show_withholds_the_seed_results_and_matches_while_running(st
 def test_replay_refuses_a_running_duplicate_tournaments_match(stores):
     running, finished, rows = stores
     out = CliRunner().invoke(app, ["replay", rows[0].match_id, "--db", str(running)])
-    assert out.exit_code == 2 and "still running with duplicate deals" in _text(out)
+    assert out.exit_code == 2 and "was interrupted with duplicate deals" in _text(out)
     out = CliRunner().invoke(app, ["replay", rows[0].match_id, "--db", str(running), "--all", "--full"])
-    assert out.exit_code == 2 and "still running" in _text(out) and "step" not in out.output
+    assert out.exit_code == 2 and "was interrupted" in _text(out) and "step" not in out.output
     out = CliRunner().invoke(app, ["replay", rows[0].match_id, "--db", str(finished)])
     assert out.exit_code == 0 and "replay verified" in _text(out)
+
+
+def test_an_interrupted_tournaments_match_is_said_to_be_interrupted_not_running(stores, tmp_path):
+    """A match of a duplicate tournament that nothing runs (interrupted: a Ctrl-C, a crash) made
+    `replay`, `analyse`, `export` and `tournament show --match` say the tournament "is still
+    running" while `tournament list` said "interrupted, nothing runs it". They say the truth:
+    interrupted, its matches withheld until it finishes, and the command that resumes it; while a
+    run holds the store, "still running"."""
+    running, _, rows = stores
+    mid = rows[0].match_id
+    resume = f"resume it: arbiter tournament run --resume dup --db {running}"
+    commands = [["replay", mid], ["analyse", mid, "--seat", "0"], ["tournament", "show", "dup", "--match", mid],
+                ["export", "--decisions", "-t", "dup", "-o", str(tmp_path / "d.parquet")]]
+    for args in commands:
+        out = CliRunner().invoke(app, [*args, "--db", str(running)])
+        said = _text(out)
+        assert out.exit_code == 2 and "was interrupted with duplicate deals, and nothing runs it" in said, (args, said)
+        assert "withheld until it finishes" in said and resume in said and "still running" not in said, (args, said)
+    with Store(running, read_only=True) as store:
+        listed = " ".join(store.tournaments()[0].state(None).split())
+    assert listed == "interrupted"
+    with Store(running) as holder:  # a run of it holds the store: it is running, and said so
+        holder.lock("dup")
+        for args in commands:
+            out = CliRunner().invoke(app, [*args, "--db", str(running)])
+            said = _text(out)
+            assert out.exit_code == 2 and "still running with duplicate deals" in said, (args, said)
+            assert "interrupted" not in said and "resume" not in said, (args, said)
 
 
 def test_the_web_page_withholds_the_same(stores):

@@ -388,6 +388,15 @@ def test_a_record_says_its_format_and_one_of_a_later_format_is_refused_as_such(r
             MatchRecord.from_json(json.dumps({**data, "format": bad}))
 
 
+def test_the_readme_says_the_format_records_are_written_in():
+    """The README said a record's `format` is 1 while records were written with format 2
+    (``RECORD_FORMAT``): it says the format written now."""
+    from tests.conftest import ROOT
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"A record says its `format` ({RECORD_FORMAT}, `cardarena.records.RECORD_FORMAT`" in readme
+
+
 def test_a_record_that_is_not_json_or_nested_deep_or_of_no_end_reason_is_said_so(record_json):
     """Text past the JSON parser's recursion ('[[[[...', 100,000 deep) ended in a RecursionError
     traceback; what is not JSON was shown as the exception's repr; an unknown end reason as

@@ -108,6 +108,7 @@ def test_a_fine_decision_says_fine(tmp_path):
     "unsure", as the inspector names it (the column was blank for "fine"), and the summary
     counts each verdict."""
     from arbiter.analysis.stored import analysed_rows
+    from cardarena.replay import step_number
 
     record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=7, options={"deals": 1},
                         transport="inproc")
@@ -119,7 +120,7 @@ def test_a_fine_decision_says_fine(tmp_path):
     r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "16", "--from", "11", "--top", "0")
     assert r.exit_code == 0, r.output
     f = fine[0]
-    assert f" {f.number} {f.step} {f.chosen} " in r.output and f"{f.loss:.1f} ± {f.loss_se:.1f} fine" in r.output, r.output
+    assert f" {f.number} {step_number(f.step)} {f.chosen} " in r.output and f"{f.loss:.1f} ± {f.loss_se:.1f} fine" in r.output, r.output
     assert f"{len(fine)} fine" in r.output, r.output
 
 
@@ -347,7 +348,7 @@ def test_the_help_says_the_analysis_is_kept_in_the_store():
     r = invoke("analyse", "--help")
     assert r.exit_code == 0, r.output
     for words in ("kept in --db (the store is written)", "/m/MATCH/inspect?seat=S", "a mistake (it cost more than the",
-                  "never another seat's hidden cards", "withholds (a running duplicate tournament's) is refused"):
+                  "never another seat's hidden cards", "withholds (a duplicate tournament's not finished: running, or interrupted, and then how to resume it) is refused"):
         assert words in r.output, (words, r.output)
 
 
@@ -366,3 +367,39 @@ def test_a_match_id_too_long_for_a_file_name_or_empty_is_refused_in_words(tmp_pa
         assert "File name too long" not in r.output and long not in r.output, r.output
     r = invoke("analyse", "", "--db", str(db))
     assert r.exit_code == 2 and "an empty match id: give a match id from the store or a match record file" in r.output
+
+
+def test_analyse_replay_and_the_inspector_number_steps_alike(tmp_path, monkeypatch):
+    """`arbiter analyse` listed a decision at step 9 that `arbiter replay` showed as "step 10
+    of 60" (and `replay --at` as "after step 9"): analyse printed the actions played before
+    it, replay the action's own number. Every decision analyse lists is found at its step in
+    the replay, in `replay --at`, and on the inspector's and the web replay's pages."""
+    import re
+
+    from arbiter.present import inspector, web
+    from arbiter.store.db import Store
+
+    record = play_local("spades", ["heuristic", "random", "heuristic", "random"], seed=3, options={"deals": 1},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    total = len(record.actions)
+    from arbiter.cli import _common
+
+    monkeypatch.setattr(_common.out, "_width", 250)  # one table row a line, to read its cells
+    r = runner.invoke(app, ["analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "2", "--to", "8",
+                            "--top", "0"], catch_exceptions=False, env={"COLUMNS": "250"})
+    assert r.exit_code == 0, r.output
+    listed = [(int(m[1]), int(m[2]), m[3]) for m in
+              (re.match(r"\s*(\d+)\s+(\d+)\s+(\S+(?: \S+)*?)\s{2,}", line) for line in r.output.splitlines()) if m]
+    assert len(listed) >= 4, r.output
+    stepped = invoke("replay", record.match_id, "--db", str(db), "--seat", "1").output
+    with Store(db, read_only=True) as store:
+        for number, step, played in listed:
+            assert f"step {step} of {total}: seat 1 (random) {played}" in stepped, (number, step, played)
+            at = invoke("replay", record.match_id, "--db", str(db), "--seat", "1", "--at", str(number))
+            assert f"decision {number} (step {step} of {total})" in at.output and f"played: {played}" in at.output, at.output
+            page = inspector.inspect_page(store, record.match_id, {"seat": ["1"], "d": [str(number)]}, "n")
+            assert f">step {step}</a>)" in page and f"view=seat1&amp;step={step}" in page, page
+            shown = web.replay_page(store, record.match_id, {"step": [str(step)], "view": ["seat1"]})
+            assert f"Step {step}: seat 1 (random) {played}" in shown

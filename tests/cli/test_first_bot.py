@@ -467,3 +467,31 @@ def test_the_self_tests_clock_counts_a_seats_set_up_as_a_match_does(tmp_path):
     check = next(c for c in report.checks if c.name == "time:spite-and-malice")
     assert not check.ok, check.detail
     assert "a seat's first decision counts its set-up (the bot's per-match copy, on_match_start)" in check.detail
+
+
+def test_a_class_the_file_does_not_have_is_said_so_with_the_ones_it_has(tmp_path):
+    """`arbiter play spades x.py:C` with no class C in x.py said "'C' is not an sdk.Bot subclass",
+    as if C were there and the wrong kind: it says there is no class C in the file and lists the
+    Bot classes it has, to name one of them; a name that is there but no Bot says what it is."""
+    bot = tmp_path / "x.py"
+    bot.write_text(textwrap.dedent("""\
+        from sdk import Bot
+
+        HELPER = 3
+
+        class First(Bot):
+            name = "first"
+
+            def choose(self, view, legal_actions):
+                return legal_actions[0]
+    """))
+    with pytest.raises(BotLoadError) as caught:
+        load_bot(f"{bot}:C")
+    assert str(caught.value) == f"{bot}:C: no class 'C' in {bot} (its sdk.Bot classes: First)"
+    with pytest.raises(BotLoadError, match=r"'HELPER' in .* is an int, not an sdk.Bot subclass \(its sdk.Bot classes: First\)"):
+        load_bot(f"{bot}:HELPER")
+    got = run_in_process("play", "spades", f"{bot}:C", "random", "random", "random", "-o", "deals=1", "--transport", "inproc",
+                         "--db", str(tmp_path / "a.sqlite"))
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and f"no class 'C' in {bot} (its sdk.Bot classes: First)" in said, got
+    assert "Traceback" not in said

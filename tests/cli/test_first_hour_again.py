@@ -33,6 +33,24 @@ def test_replay_of_a_store_or_a_file_that_is_no_record_says_what_it_is(tmp_path)
     assert "codec" not in r.output and "Traceback" not in r.output
 
 
+def test_replay_of_a_record_file_that_is_not_there_says_no_such_file(tmp_path):
+    """`arbiter replay /tmp/nonexist.json` said "no match '/tmp/nonexist.json' in arena.sqlite",
+    as if a path were a match id of the store. An argument that names a file (a folder in it, or
+    a .json name) and names none says so; a match id still gets the store's answer."""
+    from arbiter.tournament.play import play_local, store_play
+
+    db = tmp_path / "arena.sqlite"
+    store_play(db, play_local("spot", ["random", "random"], seed=1, options={"hands": 1}, transport="inproc"))
+    for args in (["replay", str(tmp_path / "nonexist.json"), "--db", str(db)], ["replay", "nonexist.json", "--db", str(db)],
+                 ["replay", str(tmp_path / "nonexist.json")], ["analyse", str(tmp_path / "gone" / "m.json"), "--db", str(db)]):
+        r = runner.invoke(app, args)
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2 and f"error: {args[1]}: no such file (a match record file" in said, (args, said)
+        assert "no match" not in said and "Traceback" not in said, said
+    r = runner.invoke(app, ["replay", "nonexist", "--db", str(db)])
+    assert r.exit_code == 2 and f"no match 'nonexist' in {db}" in " ".join(r.output.split()), r.output
+
+
 def test_replay_of_a_record_of_the_wrong_shape_says_so_in_one_line(tmp_path):
     """A JSON file that is not an object, a record whose options are not a table, or an
     action that is not text, read from a file or from the store, was a traceback

@@ -86,6 +86,42 @@ def test_the_registry_suggests_the_closest_registered_name(tmp_path):
     assert r.exit_code == 2 and "did you mean 'heuristic-plus'?" in r.output
 
 
+def test_bots_show_and_remove_take_name_at_version(tmp_path):
+    """`bots show mine@1.0` and `bots remove mine@1.0` were refused ("no bot 'mine@1.0' in the
+    registry ... did you mean 'mine'?") though name@version is how a tournament names a
+    registered bot (README: "use it as mybot@1.0"). show gives that version alone; remove takes
+    that version away (the bot's other versions stay, and its number stays taken)."""
+    from arbiter.store.registry import Registry, Submission
+
+    class Report:
+        def __init__(self, version: str) -> None:
+            self.bot = {"name": "mine", "version": version, "games": ["spades"], "deterministic": False}
+
+        def to_dict(self) -> dict:
+            return {"ok": True, "bot": self.bot, "checks": [{"name": "import", "ok": True, "detail": "mine.py:Mine"}]}
+
+    db = tmp_path / "arena.sqlite"
+    with Registry(db) as reg:
+        for version in ("1.0", "1.1"):
+            reg.add("mine", version, Submission({"mine.py": f"x = {version!r}\n".encode()}, "mine.py"), Report(version))
+    r = runner.invoke(app, ["bots", "show", "mine@1.0", "--db", str(db)], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    assert "mine@1.0" in r.output and "mine.py: mine 1.0" in r.output and "1.1" not in r.output, r.output
+    r = runner.invoke(app, ["bots", "show", "mine@2.0", "--db", str(db)], terminal_width=200)
+    assert r.exit_code == 2 and "mine has no version '2.0' (its versions: 1.0, 1.1)" in r.output, r.output
+    r = runner.invoke(app, ["bots", "remove", "mine@1.0", "--version", "1.1", "--db", str(db)], terminal_width=200)
+    assert r.exit_code == 2 and "give the version once" in r.output, r.output
+    r = runner.invoke(app, ["bots", "remove", "mine@2.0", "--db", str(db)], terminal_width=200)
+    assert r.exit_code == 2 and "no version '2.0' (its versions: 1.0, 1.1); nothing removed" in r.output, r.output
+    r = runner.invoke(app, ["bots", "remove", "mine@1.0", "--db", str(db)], terminal_width=200)
+    assert r.exit_code == 0 and "removed 1 version of mine" in r.output, r.output
+    with Registry(db, read_only=True) as reg:
+        assert [v.version for v in reg.versions("mine")] == ["1.1"]
+    for command in ("show", "remove"):
+        said = " ".join(runner.invoke(app, ["bots", command, "--help"], terminal_width=200).output.split())
+        assert "NAME@VERSION (that version only)" in said, said
+
+
 def test_counts_read_as_english():
     assert plural(1, "deal") == "1 deal" and plural(2, "deal") == "2 deals" and plural(0, "seat") == "0 seats"
     assert plural(1, "match", "matches") == "1 match" and plural(3, "match", "matches") == "3 matches"

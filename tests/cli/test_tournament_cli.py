@@ -68,6 +68,33 @@ def test_csv_and_json_exports_parse_and_agree(db):
     assert ct["random"]["greedy"]["points"] + ct["greedy"]["random"]["points"] == 6
 
 
+def test_a_match_index_the_tournament_has_not_says_its_range(db):
+    """`tournament show NAME --match 99` said "no match '99'", leaving the reader to guess what
+    the tournament has: the refusal gives its schedule's indexes, and where they are listed."""
+    for match, said in (("99", "no match 99 in tournament 'sp': its schedule numbers its 18 matches 0 to 17"),
+                        ("18", "no match 18 in tournament 'sp': its schedule numbers its 18 matches 0 to 17"),
+                        ("nosuch", "no match 'nosuch' in tournament 'sp': --match takes a match id of it, or its "
+                                   "schedule numbers its 18 matches 0 to 17")):
+        r = invoke("tournament", "show", "sp", "--db", str(db), "--match", match)
+        text = " ".join(r.output.split())
+        assert r.exit_code == 2 and said in text and f"the # column of arbiter tournament show sp --db {db}" in text, text
+    assert invoke("tournament", "show", "sp", "--db", str(db), "--match", "17").exit_code == 0
+
+
+def test_the_crosstable_is_not_dropped_from_a_csv_in_silence(db, tmp_path):
+    """`standings --crosstable --format csv` wrote the table alone, as if --crosstable had not
+    been given. The CSV is one table, its columns kept for programs: the combination is refused,
+    saying where the cross-table is; the other exports hold it."""
+    out = tmp_path / "sp.csv"
+    r = invoke("standings", "sp", "--db", str(db), "--crosstable", "--format", "csv", "--output", str(out))
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "--crosstable with --format csv: the CSV is the standings table alone" in said, said
+    assert "--format json, md or html" in said and not out.exists()
+    for fmt, mark in (("json", '"crosstable"'), ("md", "ross-table"), ("html", "ross-table")):
+        r = invoke("standings", "sp", "--db", str(db), "--crosstable", "--format", fmt)
+        assert r.exit_code == 0 and mark in r.stdout, (fmt, r.output)
+
+
 def test_html_export_is_one_well_formed_self_contained_file(db, tmp_path):
     out = tmp_path / "sp.html"
     r = invoke("standings", "sp", "--db", str(db), "--format", "html", "--output", str(out))

@@ -513,3 +513,29 @@ def test_an_arena_encounter_is_watched_live_as_a_tournament_is(tmp_path):
         assert not body.hands and not body.view.spades.hand
     over = watcher.frames[-1][1].over
     assert over.outcome.ranks and not over.HasField("final_view") and over.seed == 0 and not over.actions
+
+
+def test_watch_with_no_match_running_says_it_waits(serve):
+    """`arbiter watch --server HOST:PORT` with no match running printed nothing for as long as
+    the arbiter waited for one (a minute), and looked hung. It says, at once, that it waits for
+    the next match to start and how to stop; Ctrl-C stops it (exit 130)."""
+    import os
+    import select
+    import signal
+
+    watch = subprocess.Popen([sys.executable, "-m", "arbiter", "watch", "--server", serve.address, "--token",
+                              serve.spectator_token], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, text=True, env=dict(os.environ, COLUMNS="200"))
+    try:
+        ready, _, _ = select.select([watch.stdout], [], [], 30)
+        line = watch.stdout.readline() if ready else ""
+        assert line.strip() == (f"no match is running on {serve.address}: waiting for the next one to start "
+                                "(Ctrl-C to stop)"), line
+        assert watch.poll() is None  # still waiting
+        watch.send_signal(signal.SIGINT)
+        _, err = watch.communicate(timeout=30)
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+            watch.communicate()
+    assert watch.returncode == 130 and "Traceback" not in err, err

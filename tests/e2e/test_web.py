@@ -283,7 +283,8 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
         store.save_match(t.id, 0, 0, 0, asyncio.run(run_match(config, [InProcessSeat(load_bot(n), n) for n in BOTS[:2] * 2])))
     browser.get(url + "m/run-0?view=full")
     error = browser.find_element(By.CLASS_NAME, "error").text
-    assert "still running with duplicate deals" in error and "replay, seed and result open when the tournament ends" in error
+    # (nothing runs it yet: interrupted, and said so)
+    assert "was interrupted with duplicate deals" in error and "replay, seed and result are withheld until it finishes" in error
     assert "900" not in browser.page_source  # not even the deal seed
     with Store(db) as run:
         run.lock("still-running")  # a run of it holds the store: in progress

@@ -143,11 +143,11 @@ def test_no_row_carries_the_deal_seed_or_another_seats_cards(store_path, tmp_pat
 def test_the_disclosure_rule_decides_what_is_exported(store_path, tmp_path) -> None:
     db, _ = store_path
     with Store(db, read_only=True) as store:
-        with pytest.raises(Withheld, match="still running with duplicate deals") as refused:
+        with pytest.raises(Withheld, match="was interrupted with duplicate deals") as refused:  # nothing runs it
             dx.export(store, tmp_path / "live.parquet", ["live"])
         # said of the tournament named, not as if it were a match called 'every match of ...'
-        assert str(refused.value).startswith("tournament 'live' is still running with duplicate deals"), refused.value
-        assert "its matches' replays, seeds and results open when the tournament ends" in str(refused.value)
+        assert str(refused.value).startswith("tournament 'live' was interrupted with duplicate deals"), refused.value
+        assert "its matches' replays, seeds and results are withheld until it finishes" in str(refused.value)
         with pytest.raises(dx.ExportError, match="one file holds one encoding.*--tournament") as mixed:
             dx.export(store, tmp_path / "all.parquet")  # club (spades) and spot; live left out
         # two games: said in their names, not in two dumps of every option of each

@@ -212,6 +212,24 @@ def test_a_file_open_to_other_users_is_made_private_and_said_so(tmp_path, comman
     assert "warning" not in again.stderr, again
 
 
+@pytest.mark.parametrize("command", [["credentials", "show"], ["credentials", "token", "north"],
+                                     ["credentials", "add-bot", "south"]])
+def test_a_file_that_is_no_credentials_file_keeps_its_mode(tmp_path, command):
+    """`arbiter credentials show --credentials x.toml` (any file, by mistake) made the file
+    0600, said it was "its owner's alone now", and only then refused it as no credentials
+    file. A file that is not a credentials file is refused with its mode as it was."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "x.toml"
+    path.write_text('name = "mybot"\n')
+    path.chmod(0o644)
+    got = run_in_process(*command, "--credentials", str(path))
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and f"error: {path}: not a credentials file" in said, got
+    assert "warning" not in said and "0600" not in said, said
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
 @pytest.mark.e2e  # the server starts (and stops at once)
 def test_serve_with_a_bots_service_and_no_author_says_how_to_issue_one(tmp_path):
     """`arbiter serve --bots-db STORE` with no author token served a Bots service nobody could

@@ -112,9 +112,10 @@ def test_a_spot_round_robin_of_three_bots_gives_each_pair_its_evaluations_line(t
         asyncio.run(run_tournament(ffa, store, transport="inproc"))
         with pytest.raises(ConfigError, match="no table where two bots met"):
             stored_luck_pairs(store, "ffa", luck_probes)
-        # one still being played with duplicate deals: its records are withheld (cardarena.disclosure)
+        # one not finished with duplicate deals (nothing runs it: interrupted): its records are withheld
+        # (cardarena.disclosure), and the refusal says how to resume it
         store.open_tournament("running", "spot", {**spec.to_json(), "name": "running"}, planned=2)
-        with pytest.raises(ConfigError, match="still being played"):
+        with pytest.raises(ConfigError, match="'running' was interrupted .* resume it: arbiter tournament run --resume running"):
             stored_luck_pairs(store, "running", lambda *a: pytest.fail("no probes for what is withheld"))
     alone = evaluate("spot", "heuristic", "bots.noisy:Noisy30", deals=MIN_DEALS, seed=3, options=opts,
                      luck=luck_probes("spot", "heuristic", "bots.noisy:Noisy30", opts))
@@ -127,3 +128,26 @@ def test_a_spot_round_robin_of_three_bots_gives_each_pair_its_evaluations_line(t
     assert [x.split(",")[0] for x in lines] == ["heuristic vs random", "heuristic vs bots.noisy:Noisy30",
                                                 "random vs bots.noisy:Noisy30"]
     assert f"luck-adjusted margin {adj.mean:+.2f} ± {adj.se:.2f} (s.e.), raw {adj.raw}" in lines[1]
+
+
+def test_a_round_robin_it_cannot_correct_is_refused_before_its_table(tmp_path) -> None:
+    """A Spades round robin of four bots, one of them a file: `standings --luck-adjusted` printed
+    the whole table, then failed under it with "./mybot.py is not installed with the arbiter: run
+    arbiter evaluate --luck-adjusted --transport inproc instead" (an evaluation's advice, and --help
+    spoke of two-bot round robins only). It is refused before anything is printed, saying why:
+    the probes of the pairs that bot met in would play it in this process."""
+    mybot = tmp_path / "mybot.py"
+    mybot.write_text("from bots.random_bot import RandomBot\n\n\nclass MyBot(RandomBot):\n    name = 'mybot'\n")
+    db = tmp_path / "arena.db"
+    with Store(db) as store:
+        spec = TournamentSpec(game=GAME, bots=("random", "greedy", "heuristic", str(mybot)), options=OPTIONS, deals=1,
+                              seed=4, name="four")
+        asyncio.run(run_tournament(spec, store, transport="inproc"))
+    out = CliRunner().invoke(app, ["standings", "four", "--db", str(db), "--luck-adjusted", "--probes", "3"])
+    said = " ".join(out.output.split())
+    assert out.exit_code == 2, out.output
+    assert said.startswith("error: --luck-adjusted:"), said  # nothing before it: no table
+    assert f"{mybot} is not installed with the arbiter" in said and "the pairs it met in cannot be corrected" in said
+    assert "--transport inproc instead" not in said and "Traceback" not in said
+    plain = CliRunner().invoke(app, ["standings", "four", "--db", str(db)])
+    assert plain.exit_code == 0 and "mybot" in plain.output  # the table itself is there to print
