@@ -299,10 +299,10 @@ NameArg = Annotated[str, typer.Argument(help="The registered bot: NAME (every ve
 @bots_app.command("show")
 def show(name: NameArg, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
          tls_ca: TlsCaOpt = None) -> None:
-    """One bot's versions, the check report of the latest, and where it stands in the arenas;
-    NAME@VERSION: that version alone, its report and its place.
+    """One bot's versions, the latest's check report and its arena standing (NAME@VERSION: that version's).
 
-    Where it stands: its rating, games, and why a version was suspended."""
+    Where it stands: its rating, games, and why a version was suspended. NAME@VERSION shows that
+    version alone, its report and its place."""
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     name, version = _run(_name_version, name)
