@@ -46,6 +46,15 @@ E2E = ROOT / "tests" / "e2e"
 # inherited by the workers.
 os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
 
+# Bytecode caches written, whatever the machine says: where PYTHONDONTWRITEBYTECODE is set (container
+# images set it) every process of the suite (its workers, and the arbiters, bots and CLIs the tests
+# start) compiled every module it imported again, and each worker rewrote every test module's
+# asserts again: `pytest -m "not e2e"` took 67.5 s of wall and 127 CPU-s on 2 cores, 55.9 s and 102
+# with the caches (7 December 2026). __pycache__ is ignored by git. Set here, before the workers
+# start, so that they and every process they start inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
