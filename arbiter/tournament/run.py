@@ -320,6 +320,7 @@ async def run_tournament(
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", name, len(plan), len(done), len(todo), concurrency)
 
     tour: Any = None  # the tournament written, once the run has begun
+    watched: list[str] = []  # the spectators' address, heard before the run began (``announce``)
     versions: dict[str, str] = {}  # what the bots said they are, before the tournament is written
 
     def begin() -> None:
@@ -333,6 +334,8 @@ async def run_tournament(
         store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
         if versions:
             store.set_entrant_versions(tour.id, sorted(versions.items()))
+        if watched:  # the spectators' server came up first: said now, when the tournament is there to watch
+            announce(watched.pop())
 
     def heard(said: dict[str, str]) -> None:
         versions.update(said)
@@ -364,7 +367,12 @@ async def run_tournament(
     batch = (PlannedMatch(m.idx, match_config(m), m.seats, m) for m in plan)
 
     def announce(address: str) -> None:
-        if on_progress:
+        """Where to watch the run (the CLI writes the watch file beside the store and prints the
+        line): only once the tournament is written (``begin``), or a page or ``watch --db``
+        following the line at once found no tournament of that name."""
+        if tour is None:
+            watched.append(address)
+        elif on_progress:
             on_progress(Progress(finished, len(plan), None, len(done), leader.text(), name, address,
                                  spectators.token))
 
