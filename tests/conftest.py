@@ -46,14 +46,6 @@ E2E = ROOT / "tests" / "e2e"
 # inherited by the workers.
 os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
 
-# Bytecode caches written, whatever the machine says: where PYTHONDONTWRITEBYTECODE is set (container
-# images set it) every process of the suite (its workers, and the arbiters, bots and CLIs the tests
-# start) compiled every module it imported again, and each worker rewrote every test module's
-# asserts again: `pytest -m "not e2e"` took 67.5 s of wall and 127 CPU-s on 2 cores, 55.9 s and 102
-# with the caches (7 December 2026). __pycache__ is ignored by git. Set here, before the workers
-# start, so that they and every process they start inherit it.
-os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-sys.dont_write_bytecode = False
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -289,26 +281,20 @@ def _font_cache_made() -> bool:
 
 
 def _cache_bytecode() -> None:
-    """Compiled modules are cached for this run and the next, in the venv (``VENV/pycache``),
-    even where the environment asks Python to write no bytecode (PYTHONDONTWRITEBYTECODE,
-    usually to keep ``__pycache__`` folders out of a checkout: the cache is outside it).
-    Without it every ``python -m arbiter`` a test starts compiled the project again (a
-    third of its start-up CPU) and every worker re-rewrote every test module's asserts (7
-    of its 11 CPU-seconds of collection). The processes the tests start inherit it; a
-    bot's sandbox sets its own environment. Outside a venv, or when the venv is not
-    writable, nothing changes."""
-    if not sys.dont_write_bytecode or sys.prefix == sys.base_prefix:
-        return
-    prefix = Path(sys.prefix) / "pycache"
-    try:
-        prefix.mkdir(mode=0o700, exist_ok=True)
-    except OSError:
-        return
-    if not os.access(prefix, os.W_OK):
-        return
-    sys.pycache_prefix = str(prefix)
+    """Compiled modules are cached for this run and the next, beside their sources
+    (``__pycache__``, ignored by git), even where the environment asks Python to write no
+    bytecode (PYTHONDONTWRITEBYTECODE: container images set it). Without it every ``python -m
+    arbiter`` a test starts compiled the project again (a third of its start-up CPU) and every
+    worker re-rewrote every test module's asserts (7 of its 11 CPU-seconds of collection).
+    Beside the sources rather than in a folder of the venv (``PYTHONPYCACHEPREFIX``, until 8
+    December 2026): the hosted bots run as another user in a sandbox that sets its own
+    environment, and read ``__pycache__`` beside the SDK's and the games' sources, where the
+    venv's private cache folder was neither theirs to read nor named in their environment
+    (`pytest -m "not e2e"` 67.5 s and 127 CPU-s on 2 cores with the venv's, 57.6 s and 106 with
+    these). A bot file loaded in the arbiter's process still writes none beside itself
+    (``arbiter.hosting.loading.load_bot``). Set by the xdist controller before its workers
+    start: they and every process they start inherit it."""
     sys.dont_write_bytecode = False
-    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 

@@ -403,8 +403,8 @@ def test_a_stored_copy_loaded_in_process_is_left_as_it_was_stored(tmp_path, monk
     from arbiter.hosting.botcheck import Check, Report
     from arbiter.hosting.loading import load_bot
 
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as outside the suite (tests/conftest.py caches
-    monkeypatch.setattr(sys, "pycache_prefix", None)  # bytecode in the venv, never beside a source)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as outside the suite and in it (tests/conftest.py)
+    monkeypatch.setattr(sys, "pycache_prefix", None)  # and no PYTHONPYCACHEPREFIX: bytecode beside the sources
     Store(tmp_path / "a.sqlite").close()
     code = b"from sdk import Bot\n\nclass M(Bot):\n    name = 'm'\n    games = ('spades',)\n\n" \
            b"    def choose(self, view, legal_actions):\n        return legal_actions[0]\n"
