@@ -41,7 +41,12 @@ Unlike the arbiter, which applies the match's failure policy, the harness raises
 ``HarnessError`` when a bot's code raises in any hook, exits, returns something that is
 not an action, or returns an illegal one, so that a test fails at the decision that went
 wrong. What counts as each failure, and its words, are the driver's: the same as the
-arbiter records.
+arbiter records. The decision is numbered as the arbiter numbers it: the seat's own
+decision K (from 1, as ``arbiter replay MATCH --seat N --at K`` and the hint ``arbiter
+play`` prints after a forfeit count it) and the match's step (``cardarena.replay.step_number``:
+as ``arbiter replay`` and ``arbiter analyse`` show it), e.g. "seat 1 (mybot), its decision 1
+(as arbiter replay --at counts), step 4 of the match: ..."; ``HarnessError`` has them as
+``seat``, ``decision`` and ``step``.
 """
 
 from __future__ import annotations
@@ -52,12 +57,19 @@ from cardarena.games import events_for, get_game, seat_options
 from cardarena.games.base import options_to_dict
 from cardarena.names import does_not_play
 from cardarena.records import Clock, MatchInfo, MatchRecord, MatchResult, RecordedAction, bot_seed_for
+from cardarena.replay import step_number
 from sdk.bot import Bot, game_names
 from sdk.driver import SeatDriver
 
 
 class HarnessError(Exception):
-    """A bot failed in a local match; the message names the seat, the bot and the decision."""
+    """A bot failed in a local match; the message names the seat, the bot and the decision:
+    ``seat``; ``decision``, the seat's own decision number (from 1, ``arbiter replay --at``'s),
+    and ``step``, the match's step (``arbiter replay``'s), both None for a failure at the end."""
+
+    def __init__(self, message: str, seat: int | None = None, decision: int | None = None, step: int | None = None):
+        super().__init__(message)
+        self.seat, self.decision, self.step = seat, decision, step
 
 
 def play_match(
@@ -96,21 +108,27 @@ def play_match(
     ]
     for seat, driver in enumerate(drivers):
         driver.push(events_for(state.log, seat))
+    asked = [0] * g.num_seats  # each seat's own decisions so far: `arbiter replay --seat N --at K`'s K
     while not state.is_terminal:
         seat = state.current_seat
         assert seat is not None
-        where = f"seat {seat} ({names[seat]}), decision {len(record.actions) + 1}"
+        asked[seat] += 1
+        # numbered as the arbiter numbers it: the seat's own count (the "--at 1" of `arbiter play`'s
+        # hint after a forfeit) and the match's step; a count of every seat's decisions was neither
+        at = dict(seat=seat, decision=asked[seat], step=step_number(len(record.actions)))
+        where = (f"seat {seat} ({names[seat]}), its decision {at['decision']} (as arbiter replay --at counts), "
+                 f"step {at['step']} of the match")
         legal = state.legal_actions()
         decision = drivers[seat].decide(state.view(seat), legal)
         if decision.failure:
-            raise HarnessError(f"{where}: {decision.failure}")
+            raise HarnessError(f"{where}: {decision.failure}", **at)
         if decision.malformed:
             # the parser's words name the text already ("'play ZZ': unknown card 'ZZ'")
-            raise HarnessError(f"{where}: not an action of {g.name}: {decision.malformed}")
+            raise HarnessError(f"{where}: not an action of {g.name}: {decision.malformed}", **at)
         if decision.action not in legal:
             why = state.illegal_reason(decision.action)  # the engine's, from this seat's own information
             raise HarnessError(f"{where}: {decision.notation or decision.action!r} is not one of the {len(legal)} "
-                               f"legal actions{': ' + why if why else ''}")
+                               f"legal actions{': ' + why if why else ''}", **at)
         record.actions.append(RecordedAction(seat, str(decision.action), 0, note=decision.note))  # as the arbiter keeps it
         events = state.apply(decision.action)
         for s, driver in enumerate(drivers):
@@ -119,5 +137,5 @@ def play_match(
     for seat, driver in enumerate(drivers):
         failure = driver.end(MatchResult(record.match_id, record.outcome, seat))
         if failure:
-            raise HarnessError(f"seat {seat} ({names[seat]}), at the end: {failure}")
+            raise HarnessError(f"seat {seat} ({names[seat]}), at the end: {failure}", seat)
     return record

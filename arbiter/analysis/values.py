@@ -385,10 +385,32 @@ def meaning(game: str) -> str:
     CLI's header, the inspector's legend): the one wording of ``MARGIN`` and ``FINE``."""
     m, f, unit = MARGIN.get(game, 1.0), fine_margin(game), UNIT.get(game, "")
     unit = f" {unit}" if unit else ""
-    one = unit[:-1] if f == 1 and unit.endswith("s") else unit  # "1 point"
-    fine = "nothing better at all" if f == 0 else f"nothing better by {f:g}{one} or more"
     unsure = "the samples could not tell" if f == m else "a loss between, or the samples could not tell"
-    return f"mistake: it cost more than {m:g}{unit} (95% confidence); fine: {fine} (99.9%); unsure: {unsure}"
+    return f"mistake: it cost more than {m:g}{unit} (95% confidence); fine: {_fine_words(game)} (99.9%); unsure: {unsure}"
+
+
+def _fine_words(game: str) -> str:
+    """What ``game``'s "fine" says, in its units: "nothing better by 1 point or more"."""
+    f, unit = fine_margin(game), UNIT.get(game, "")
+    unit = f" {unit}" if unit else ""
+    one = unit[:-1] if f == 1 and unit.endswith("s") else unit  # "1 point"
+    return "nothing better at all" if f == 0 else f"nothing better by {f:g}{one} or more"
+
+
+def unsure_at_best(game: str) -> str:
+    """Why a decision whose played action is the best valued (its loss, against the best,
+    0.0 ± 0.0) can still be "unsure" at ``game``: the loss compares the played action with
+    itself there, while "fine" is about every other action, each within the fine margin at
+    99.9%, and a difference on a state not drawn yet bounded too (``look``: ``RARE`` / n
+    times the stake, or the spread of values seen). The CLI's legend under its table and
+    the inspector's decision say it in these words (docs/analysis.md, "What mistake, fine
+    and unsure mean")."""
+    tie = " (a tie too: fine there means every other action was worse)" if fine_margin(game) == 0 else ""
+    unseen = ("the deal still puts enough at stake that a deal not drawn could change it"
+              if STAKE.get(game) is not None else "its values spread enough that a state not drawn could change it")
+    return (f"unsure beside a loss of 0.0: the action played is the best valued (its loss is against itself), "
+            f"but the states drawn cannot vouch for \"fine\" ({_fine_words(game)}, 99.9%): "
+            f"another action valued as well or nearly{tie}, or {unseen}")
 
 #: The reference evaluator per game: a bundled bot with ``REFERENCE_METHODS``.
 REFERENCE: Mapping[str, str] = facts("value_reference")
@@ -646,6 +668,13 @@ class ValuedActions:
     @property
     def chosen_value(self) -> ActionValue | None:
         return next((v for v in self.values if v.action == self.chosen), None)
+
+    @property
+    def played_best(self) -> bool:
+        """The action played is valued the best (first, or level with the first): its loss
+        against the best is 0 by definition, whatever its verdict says of the others."""
+        mine = self.chosen_value
+        return mine is not None and mine.mean >= self.values[0].mean
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from arbiter.store.db import Store
 from cardarena.games import game_class
 from cardarena.games.base import options_to_dict
+from cardarena.games.options import value_text
 from cardarena.records import Incident, MatchConfig, MatchRecord, RecordedAction, visible
 
 # The gRPC client (with grpc, the protobuf messages and the wire codec: ~100 ms of import
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
     from arbiter.server import client
 
 #: The name of the store's batch of single matches (``arbiter play``, the web's /play):
-#: ``play:GAME`` (with its changed options in brackets). Lists of tournaments keep them apart.
+#: ``play:GAME`` (with its changed options in brackets, as the command line writes them:
+#: ``play:spite-and-malice(ace_two_compulsion=true,wild_excluded_ranks=A)``). Lists of
+#: tournaments keep them apart.
 PLAY_PREFIX = "play:"
 
 
@@ -57,24 +60,39 @@ def name_taken(name: str) -> str:
 
 def play_batch_name(game: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The batch a single match of ``game`` with ``options`` is kept in, and the options
-    it changes from the game's defaults."""
+    it changes from the game's defaults: each written as ``-o KEY=VALUE`` takes it
+    (``value_text``: ``true``, ``A,7``), as every listing shows the name and a reader types it
+    back (``arbiter tournament show NAME``)."""
     defaults = options_to_dict(game_class(game)().options)
     changed = {k: v for k, v in options.items() if defaults.get(k) != v}
-    name = f"{PLAY_PREFIX}{game}" + ("(" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + ")" if changed else "")
-    return name, changed
+    return _batch_name(game, changed, value_text), changed
+
+
+def former_play_batch_name(game: str, changed: Mapping[str, Any]) -> str:
+    """The name an older arbiter gave the batch of ``changed`` options: its values as Python
+    writes them (``ace_two_compulsion=True``, ``wild_excluded_ranks=['A']``). A store that
+    holds a batch so named keeps adding its matches there (``store_play``), under the name
+    its listings have always shown; numbers alone were written alike."""
+    return _batch_name(game, changed, str)
+
+
+def _batch_name(game: str, changed: Mapping[str, Any], text: Any) -> str:
+    return f"{PLAY_PREFIX}{game}" + ("(" + ",".join(f"{k}={text(v)}" for k, v in sorted(changed.items())) + ")"
+                                     if changed else "")
 
 
 def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | None = None) -> str:
     """Keep a played match in the store (for ``arbiter replay ID`` and the web page), in the
-    batch of single matches of its game and options, ``play:GAME``; its name."""
+    batch of single matches of its game and options, ``play:GAME``; its name (an older
+    store's batch of them keeps the name it was given then: ``former_play_batch_name``)."""
     name, changed = play_batch_name(record.game, record.options)
     # what a tournament spec of it reads as (TournamentSpec.from_json fills the rest)
     spec = {"game": record.game, "bots": [], "options": changed, "duplicate": False, "name": name, "deals": 1}
-    with Store(db_path) as store:
-        tour = store.single_batch(name, record.game, spec)
+    with Store(db_path) as store:  # an older store's batch of these options, named as it was then, is added to
+        tour = store.single_batch(name, record.game, spec, formerly=former_play_batch_name(record.game, changed))
         store.append_match(tour.id, record)  # its index taken as it is written: another writer may keep one at once
         store.mark_finished(tour.id)
-    return name
+    return tour.name
 
 
 def record_of(config: MatchConfig, seat_names: Sequence[str], summary: client.RemoteMatch) -> MatchRecord:

@@ -34,7 +34,7 @@ from rich.table import Table
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states, unsure_at_best
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
 from arbiter.cli.layout import Column, console_width, fitted_table
 from arbiter.cli.replay import load_record, record_file, replay_errors
@@ -162,6 +162,8 @@ def analyse(
         rows = [r for r in every if r.number >= first and (last is None or r.number <= last)]
         choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
         out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})", from_store), width=console_width())
+        if any(r.verdict == "unsure" and r.played_best for r in choices):  # "best play X, 0.0 ± 0.0, unsure" read as a contradiction
+            out.print(f"({unsure_at_best(record.game)})", style="dim", markup=False, highlight=False)
         mistakes = [r for r in rows if r.mistake]
         unsure = [r for r in rows if r.verdict == "unsure"]
         fine = [r for r in rows if r.verdict == "fine"]

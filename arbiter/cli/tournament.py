@@ -536,7 +536,7 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     tours = [t for t in every if not is_play_name(t.name)]
     if played:
         n = sum(t.done for t in played)
-        show = escape(played[0].name) if len(played) == 1 else "NAME"
+        show = escape(quote(played[0].name)) if len(played) == 1 else "NAME"  # typed back: its brackets quoted
         out.print(f"{plural(n, 'match', 'matches')} played one at a time (arbiter play, arbiter web's /play) "
                   f"{'is' if n == 1 else 'are'} kept apart, in {', '.join(escape(t.name) for t in played)}: "
                   f"arbiter tournament show {show} lists {'it' if n == 1 else 'them'}", highlight=False)

@@ -3,6 +3,7 @@
     arbiter web                       # http://127.0.0.1:8080/ over ./arena.sqlite
     make demo && arbiter web          # no arena.sqlite yet: the demo's .demo.sqlite (said so)
     arbiter web --db club.sqlite --port 8000
+    arbiter web --db new.sqlite       # no such store yet: made empty, for /play's matches (said so)
 
 Read-only: tournaments, standings with ratings and intervals, the cross-table, every
 match with its outcome, and a replay viewer that steps through a match card by card.
@@ -44,6 +45,31 @@ def default_store(db: Path | None) -> tuple[Path, str]:
     return Path(DEFAULT_DB), ""
 
 
+def new_store(db: Path, play_limit: int, given: bool) -> None:
+    """Create the empty store ``db`` named with --db (``given``) where there is none yet, so
+    that /play can be used on it (its finished matches are stored there, as `arbiter play
+    --db` stores its match), and say so. With /play off there is nothing to show nor to
+    store: refused, naming the commands that fill a store (no file made). Without --db
+    nothing is created (not an arena.sqlite in whatever folder it was started in): refused,
+    saying how to get one."""
+    from arbiter.store.db import Store, StoreError
+
+    if not given:
+        raise UsageError(f"no store at {db} (run a tournament first, or `make demo`, or pass --db FILE: a new FILE "
+                         "is created empty for /play's matches)")
+    if not play_limit:
+        raise UsageError(f"no store at {db}, and /play is off (--play-limit 0): nothing to show or store. Fill one first "
+                         f"(arbiter tournament run SPEC --db {db}, arbiter play GAME BOT... --db {db}), or allow "
+                         "/play (--play-limit N) to have it created for the matches played there")
+    try:
+        with Store(db):
+            pass
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    err.print(f"no store at {db}: created an empty one; /play's matches are stored there", highlight=False, markup=False,
+              soft_wrap=True)  # one line: a long path too
+
+
 #: /play matches at once at most (--play-limit, --play-per-client): each starts bot processes.
 MAX_PLAYS = 1024
 #: --analysis-samples at most: arbiter.analysis.values.MAX_SAMPLES (not imported here: the
@@ -55,7 +81,8 @@ MAX_SAMPLES = 1024
 def web(
     db: Annotated[Optional[Path], typer.Option(
         "--db", envvar="ARENA_DB", show_default=False,
-        help=f"SQLite store file. Default: {DEFAULT_DB}, or the demo's {DEMO_DB} (`make demo`) where only it exists.")] = None,
+        help=f"SQLite store file; one named here that does not exist yet is created empty, for /play's matches "
+        f"(with /play on). Default: {DEFAULT_DB}, or the demo's {DEMO_DB} (`make demo`) where only it exists.")] = None,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8080,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request (one line each) and the "
@@ -92,6 +119,7 @@ def web(
     from arbiter.server import is_loopback
 
     JOBS.samples = analysis_samples
+    given = db is not None
     db, note = default_store(db)
     if note:
         err.print(note, highlight=False, markup=False)
@@ -100,6 +128,8 @@ def web(
         if not play_limit:
             err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
                       "person at once)", highlight=False, markup=False)
+    if not db.exists():
+        _run(new_store, db, play_limit, given)
     log_to_stderr(verbose)
     standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) \
         if arbiter or arbiter_credentials or arbiter_tls_ca else None

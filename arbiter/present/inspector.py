@@ -33,7 +33,7 @@ from markupsafe import Markup
 from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest_of, current_analysis, from_json
-from arbiter.analysis.values import UNITS, meaning
+from arbiter.analysis.values import UNITS, meaning, unsure_at_best
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model, verdict
 from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError, store_unwritable
@@ -213,6 +213,7 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 {% for v in a.values %}<tr class="{{ 'chosen' if v.action == a.chosen else '' }} {{ 'best' if loop.first else '' }}"><td>{{ v.action }}{% if v.same_as %} <span class="muted small">(the same play as {{ v.same_as }})</span>{% endif %}</td>
 <td class="num">{{ '%.1f'|format(v.mean) }} ± {{ ci(v.se) }}</td><td class="num">{{ v.n }}</td></tr>{% endfor %}</table>
 <p class="small" id="loss">loss {{ '%.1f'|format(a.loss) }}, s.e. {{ '%.1f'|format(a.loss_se) }}, against the best valued; {{ a.values|length }} of {{ a.legal_count }} legal actions valued (or the same play as one valued) on {{ a.samples }} sampled states</p>
+{% if a.verdict == 'unsure' and a.played_best %}<p class="small muted" id="unsure-why">{{ unsure_at_best }}</p>{% endif %}
 {% elif a %}<p class="muted small">Not valued{% if a.note %}: {{ a.note }}{% endif %}.</p>{% endif %}
 <h2>Legal actions ({{ p.legal|length }})</h2><p class="small" id="legal">{{ p.legal|map('string')|join(' · ') }}</p>
 {% if note is not none %}<h2>The bot's note</h2><pre class="note" id="note">{{ note or '(none)' }}</pre>{% endif %}
@@ -351,6 +352,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         unwritable=store_unwritable(store.path) if not rows else "",
         spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"), meaning=meaning(record.game),
+        unsure_at_best=unsure_at_best(record.game),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
         replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}", home=_home(store, row),

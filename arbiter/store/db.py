@@ -1104,12 +1104,18 @@ class Store:
                 db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
 
-    def single_batch(self, name: str, game: str, spec: dict[str, Any]) -> TournamentRow:
+    def single_batch(self, name: str, game: str, spec: dict[str, Any], formerly: str | None = None) -> TournamentRow:
         """The batch of single matches ``name`` (``play:GAME``): created with ``spec`` the
         first time, else the one stored under that name, whatever spec it was created with
-        (a batch of single matches has no schedule to keep apart)."""
+        (a batch of single matches has no schedule to keep apart). ``formerly``: the name an
+        older arbiter gave the same batch; where only it is stored, that batch is the one."""
         with self._tx() as db:
-            if db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone() is None:
+            def stored(n: str) -> bool:
+                return db.execute("SELECT id FROM tournaments WHERE name = ?", (n,)).fetchone() is not None
+
+            if not stored(name) and formerly and formerly != name and stored(formerly):
+                name = formerly
+            elif not stored(name):
                 db.execute("INSERT INTO tournaments (name, game, spec, created, planned) VALUES (?, ?, ?, ?, 0)",
                            (name, game, json.dumps(spec, sort_keys=True), time.time()))
         batch = self.tournament(name)

@@ -403,3 +403,38 @@ def test_analyse_replay_and_the_inspector_number_steps_alike(tmp_path, monkeypat
             assert f">step {step}</a>)" in page and f"view=seat1&amp;step={step}" in page, page
             shown = web.replay_page(store, record.match_id, {"step": [str(step)], "view": ["seat1"]})
             assert f"Step {step}: seat 1 (random) {played}" in shown
+
+
+def test_unsure_beside_the_best_play_says_why(tmp_path, monkeypatch):
+    """A row "play 2C ... best play 2C ... 0.0 ± 0.0 unsure" read as a contradiction: the
+    loss is against the best valued, the played action itself there, while "fine" is about
+    every other action (each within the fine margin at 99.9%, and a deal not drawn yet). A
+    legend under the table says so in the game's units, and the inspector's decision too;
+    a table without such a row has none."""
+    from arbiter.analysis.stored import stored_analysis
+    from arbiter.analysis.values import unsure_at_best
+    from arbiter.present import inspector
+    from arbiter.store.db import Store
+
+    record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=7, options={"deals": 1},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    args = ("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "8", "--top", "0")
+    r = wide_invoke(monkeypatch, *args, "--to", "6")
+    assert r.exit_code == 0, r.output
+    why = unsure_at_best("spades")
+    assert why in r.output, r.output
+    assert "cannot vouch for \"fine\" (nothing better by 1 point or more, 99.9%)" in why
+    assert "a deal not drawn could change it" in why  # Spades bounds by the deal's stake
+    assert "a tie too" in unsure_at_best("spot")  # at Spot "fine" means every other action worse
+    r = wide_invoke(monkeypatch, *args, "--to", "3")  # no unsure row with the best play there
+    assert r.exit_code == 0 and "unsure" in r.output and why not in r.output, r.output
+    with Store(db) as store:
+        rows, _ = stored_analysis(store, record.match_id, 1, samples=8)
+        at_best = next(r for r in rows if r.verdict == "unsure" and r.played_best and r.chosen == r.best)
+        other = next(r for r in rows if r.verdict == "unsure" and not r.played_best)
+        page = inspector.inspect_page(store, record.match_id, {"seat": ["1"], "d": [str(at_best.number)]}, "n")
+        assert 'id="unsure-why"' in page and "cannot vouch for &#34;fine&#34;" in page, page
+        page = inspector.inspect_page(store, record.match_id, {"seat": ["1"], "d": [str(other.number)]}, "n")
+        assert 'id="unsure-why"' not in page

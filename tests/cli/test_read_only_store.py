@@ -193,9 +193,11 @@ def test_an_empty_file_is_no_store_and_stays_empty(tmp_path):
 
 
 def test_reading_a_missing_store_creates_none(tmp_path):
+    """(`web` with /play on creates a store named with --db, for /play's matches:
+    test_web_server.py; with /play off it only reads, and creates none.)"""
     missing = tmp_path / "nope.sqlite"
     for args in (["standings"], ["tournament", "list"], ["tournament", "show"], ["replay", "x"], ["bots", "list"],
-                 ["bots", "show", "x"], ["bots", "remove", "x"], ["web", "--port", "0"]):
+                 ["bots", "show", "x"], ["bots", "remove", "x"], ["web", "--port", "0", "--play-limit", "0"]):
         o = invoke([*args, "--db", str(missing)], serving=args[0] == "web")
         why = problems(o, tuple(args[:2]) if args[0] in ("tournament", "bots") else (args[0],), expect_error=True)
         assert not why, f"{why}:\n{o.describe()}"

@@ -151,6 +151,51 @@ def test_single_matches_are_shown_as_such_not_as_a_tournament_of_none_planned(tm
     assert r.exit_code == 0 and "deal seed 7" in " ".join(r.stdout.split()), r.stdout  # (as wrapped)
 
 
+def test_a_single_matchs_batch_is_named_with_its_options_as_the_command_line_writes_them(tmp_path):
+    """The batch of single matches was named with Python's text of its options,
+    ``play:spite-and-malice(ace_two_compulsion=True,...,wild_excluded_ranks=['A'])``, shown by
+    `arbiter play`, `tournament list` and the standings. Its options are written as ``-o``
+    takes them (``true``, ``A,7``); the list's command to show it quotes the name (its
+    brackets). A store an older arbiter wrote keeps adding to its batch of those options,
+    under the name it has: not a second batch beside it."""
+    import shlex
+
+    from arbiter.batch.single import former_play_batch_name
+    from arbiter.tournament.play import play_local
+
+    options = ("-o", "ace_two_compulsion=true", "-o", "wild_excluded_ranks=A,7", "-o", "max_turns=4")
+    name = "play:spite-and-malice(ace_two_compulsion=true,max_turns=4,wild_excluded_ranks=7,A)"
+    path = tmp_path / "arena.sqlite"
+    play = ("play", "spite-and-malice", "random", "random", "--seed", "3", "--transport", "inproc", *options)
+    r = invoke(*play, "--db", str(path))
+    assert r.exit_code == 0 and f"as {name}: arbiter replay" in " ".join(r.stdout.split()), r.stdout
+    r = invoke("tournament", "list", "--db", str(path))
+    said = " ".join(r.stdout.split())
+    assert f"in {name}: arbiter tournament show {shlex.quote(name)} lists it" in said, r.stdout
+    assert "True" not in said and "['A'" not in said, said
+    r = invoke("tournament", "show", name, "--db", str(path))
+    assert r.exit_code == 0 and "1 match played one at a time" in " ".join(r.stdout.split()), r.stdout
+
+    # a store whose batch of these options an older arbiter made, under the name it gave it
+    old = tmp_path / "old.sqlite"
+    record = play_local("spite-and-malice", ["random", "random"], seed=4, transport="inproc",
+                        options={"ace_two_compulsion": True, "wild_excluded_ranks": ["7", "A"], "max_turns": 4})
+    changed = {"ace_two_compulsion": True, "max_turns": 4, "wild_excluded_ranks": ["7", "A"]}
+    former = former_play_batch_name("spite-and-malice", changed)
+    assert former == "play:spite-and-malice(ace_two_compulsion=True,max_turns=4,wild_excluded_ranks=['7', 'A'])"
+    with Store(old) as store:  # as the older store_play kept it
+        batch = store.single_batch(former, "spite-and-malice", {"game": "spite-and-malice", "bots": [], "options": changed,
+                                                                 "duplicate": False, "name": former, "deals": 1})
+        store.append_match(batch.id, record)
+        store.mark_finished(batch.id)
+    r = invoke(*play, "--db", str(old))
+    assert r.exit_code == 0 and f"as {former}: arbiter replay" in " ".join(r.stdout.split()), r.stdout
+    with Store(old, read_only=True) as store:
+        assert [(t.name, t.done) for t in store.tournaments()] == [(former, 2)]
+    r = invoke("tournament", "show", former, "--db", str(old))
+    assert r.exit_code == 0 and "2 matches played one at a time" in " ".join(r.stdout.split()), r.stdout
+
+
 def test_the_default_tournament_is_the_newest_tournament_not_a_later_single_match(tmp_path):
     """`arbiter standings` and `tournament show` with no name read the newest tournament, not the
     batch of single matches an `arbiter play` after it made (kept apart: README "Tournaments");

@@ -403,3 +403,26 @@ def _wait_for_decision_past(address: str, path: str, cookie: str, rid: str) -> N
             pass
         conn.close()
     raise AssertionError(f"decision {rid} was never answered")
+
+
+def test_a_new_store_named_with_db_is_created_for_play(tmp_path):
+    """`arbiter web --db new.sqlite` refused to start ("no store"), so /play could not be
+    used on a brand-new store. A store named with --db that does not exist is created empty
+    (said so) and its pages and /play serve; with /play off nothing could be shown or stored:
+    refused, naming the commands that fill one, and no file made."""
+    db = tmp_path / "new.sqlite"
+    with _server(db, tmp_path / "new.log") as (proc, address):
+        status, index, _ = _get(address, "/")
+        assert status == 200 and "No tournaments yet" in index, index
+        assert _get(address, "/play")[0] == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+    log = (tmp_path / "new.log").read_text()
+    assert f"no store at {db}: created an empty one; /play's matches are stored there" in log, log
+    with Store(db, read_only=True) as store:  # a store, not an empty file
+        assert store.tournaments() == []
+    off = tmp_path / "off.sqlite"
+    out = invoke(["web", "--port", "0", "--db", str(off), "--play-limit", "0"], serving=True)
+    assert out.exit_code == 2 and not out.crash, out.describe()
+    assert f"no store at {off}, and /play is off" in out.output and "arbiter tournament run" in out.output, out.describe()
+    assert not off.exists()

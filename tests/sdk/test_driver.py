@@ -102,8 +102,11 @@ def test_the_harness_fails_with_the_words_the_arbiter_records(bot):
         assert incident.detail in message
     else:  # an exit: a disconnect on the arbiter, said as the exit in the harness
         assert incident.kind == "disconnect" and "exited" in message
-    # and at the same decision: the harness got as far as the arbiter did before it
-    assert f"decision {sum(1 for a in record.actions if not a.forced) + 1}" in message or incident.kind == "disconnect"
+    # and at the same decision: the harness got as far as the arbiter did before it (the
+    # seat's own decision, as `arbiter replay --at` counts it, and the match's step)
+    own = sum(1 for a in record.actions if a.seat == 0) + 1
+    assert f"its decision {own} (as arbiter replay --at counts), step {len(record.actions) + 1} of the match" in message \
+        or incident.kind == "disconnect"
 
 
 def test_the_harness_reports_a_failing_on_match_end():
@@ -395,3 +398,52 @@ def test_the_harness_keeps_a_bots_notes_as_the_arbiter_does():
     mine = [a for a in record.actions if a.seat == 0]
     assert mine and all(a.note.endswith(" choices") for a in mine), mine[:3]
     assert all(not a.note for a in record.actions if a.seat == 1)
+
+
+CRASH_ON_SECOND = """\
+from sdk import Bot
+
+
+class Second(Bot):
+    name = "second"
+    asked = 0
+
+    def choose(self, view, legal_actions):
+        self.asked += 1
+        if self.asked == 2:
+            raise RuntimeError("my second decision")
+        return legal_actions[0]
+"""
+
+
+def test_the_harness_numbers_a_failure_as_the_arbiter_does(tmp_path):
+    """The harness said "decision 4" (every seat's decisions counted) where `arbiter play`'s
+    hint for the same crash said "--at 2" (the seat's own count, `arbiter replay --at`'s):
+    it names the seat's own decision and the match's step, as `arbiter replay --at` shows
+    them for the same match."""
+    import re
+    import shlex
+
+    from tests.cli.badinput import run_in_process
+    from tests.cli.test_reask_cli import invoke
+
+    bot = tmp_path / "second.py"
+    bot.write_text(CRASH_ON_SECOND)
+    db = tmp_path / "arena.sqlite"
+    proc = run_in_process("play", "spades", "random", str(bot), "random", "random", "--seed", "3", "-o", "deals=1",
+                          "-o", "blind_nil=false", "--transport", "inproc", "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("why, and what it answers there now: "))
+    command = shlex.split(line.split("now: ", 1)[1])
+    at = int(command[command.index("--at") + 1])
+    assert at == 2, command
+    shown = invoke(*command[1:command.index("--bot")]).output  # the decision as replay shows it: never played
+    step = int(re.search(rf"decision {at} \(after step (\d+) of", shown)[1]) + 1  # the step its action was to be
+    assert step > at + 1, shown  # other seats played between: the two counts differ
+    with pytest.raises(HarnessError) as caught:
+        play_match("spades", [load_bot("random"), load_bot(str(bot)), load_bot("random"), load_bot("random")], seed=3,
+                   options={"deals": 1, "blind_nil": False})
+    e = caught.value
+    assert (e.seat, e.decision, e.step) == (1, at, step)
+    assert str(e).startswith(f"seat 1 (second), its decision {at} (as arbiter replay --at counts), step {step} of the match: "), e
+    assert "my second decision" in str(e)
