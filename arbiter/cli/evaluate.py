@@ -120,9 +120,9 @@ def evaluate(
                                   "--deals (no --name) its first deals are read, none played. On a secret seed (a bot "
                                   "not installed here, no --seed) it resumes or extends only an unfinished evaluation "
                                   "or the one --name names, and reads none: after a finished one a new one starts on "
-                                  "a new seed.")] = None,
+                                  "a new seed. Nothing is written until the run has started (its bots up, its cluster reached).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
     cluster: Annotated[
         Optional[str],
