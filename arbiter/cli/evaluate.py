@@ -332,9 +332,12 @@ def evaluate(
         report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
     elif result.edited is not None:  # the same command, a bot file edited since: a new evaluation, said why
         old, files = result.edited
-        report.print(f"a new evaluation, {result.stored_as}: {', '.join(files)} changed since {old} in {db}, which was "
-                     "played with the file as it was (put it back to resume that one)", highlight=False, markup=False,
-                     soft_wrap=True)
+        seed = ", on a new seed" if result.seed_source == "drawn" else ""
+        left = " (left unfinished)" if result.seed_source == "drawn" else ""
+        report.print(f"a new evaluation, {result.stored_as}{seed}: {', '.join(files)} changed since {old}{left} in "
+                     f"{db}, which was played with the file as it was (put it back to resume that one with this "
+                     f"command; none deletes it: --name {shlex.quote(old)} --fresh plays this file's evaluation in "
+                     "its place)", highlight=False, markup=False, soft_wrap=True)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
     report.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     forfeits = result.forfeit_summary()

@@ -557,17 +557,23 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
     return names[0], None, spec
 
 
-def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> tuple[str, tuple[str, ...]] | None:
+def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str],
+                 secret: bool = False) -> tuple[str, tuple[str, ...]] | None:
     """The latest stored evaluation of the same command (``spec``, its seed given) played with
     other contents of the bot files, and which files differ: a run begun anew under the default
     name because a file was edited says so, where it began a new evaluation in silence and the old
-    one's note still said the same command resumes it (None: no such one)."""
-    prefix = _name_prefix(spec)
+    one's note still said the same command resumes it (None: no such one). ``secret``: the run's
+    seed was drawn (no ``--seed``, ``secret_seed``): the one the same command would have resumed
+    had the files been as they were, an unfinished one of any seed and no more deals."""
+    prefix = _name_prefix(spec, seed=not secret)
     for t in reversed(store.tournaments([])):
         held = t.spec.get(CONTENT_KEY)
         if not t.name.startswith(prefix) or not isinstance(held, Mapping) or dict(held) == dict(contents):
             continue
-        if _alike(t.spec, spec, ("deals", CONTENT_KEY)):
+        if secret and (t.finished is not None or not isinstance(t.spec.get("deals"), int)
+                       or t.spec["deals"] > spec["deals"] or not isinstance(t.spec.get("seed"), int)):
+            continue  # (one the same command would not resume, edited or not)
+        if _alike(t.spec, spec, ("deals", CONTENT_KEY, *(("seed",) if secret else ()))):
             return t.name, tuple(sorted(f for f in set(held) | set(contents) if held.get(f) != contents.get(f)))
     return None
 
@@ -590,11 +596,12 @@ def default_name(spec: Mapping[str, Any]) -> str:
     return _name_prefix(spec) + digest
 
 
-def _name_prefix(spec: Mapping[str, Any]) -> str:
+def _name_prefix(spec: Mapping[str, Any], seed: bool = True) -> str:
     """``evaluate-GAME-A-B-SEED-``: what the default names of one command's evaluations share
-    (``default_name``), whatever else their specs hold."""
+    (``default_name``), whatever else their specs hold (``seed`` False: ``evaluate-GAME-A-B-``,
+    on any seed)."""
     a, b = bot_names(tuple(spec["bots"]))
-    return f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-"
+    return f"evaluate-{spec['game']}-{a}-{b}-" + (f"{spec['seed']}-" if seed else "")
 
 
 def _alike(stored: Mapping[str, Any], spec: Mapping[str, Any], but: Sequence[str]) -> bool:
@@ -710,7 +717,7 @@ def evaluate(
         result.stored_as, stored, spec = continued(store, spec, contents, name, fresh, spelt)
         sprt = result.sprt = as_stored(sprt, spec.get("sprt"))  # one begun in an earlier form goes on in it
         if stored is None and name is None and not fresh and contents:
-            result.edited = edited_since(store, spec, contents)
+            result.edited = edited_since(store, spec, contents, secret=seed_source == "drawn")
         if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read
             result.read_of = stored["deals"]
             tid = store.tournament(result.stored_as).id
