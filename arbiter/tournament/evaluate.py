@@ -637,11 +637,14 @@ def evaluate(
     cluster: str | None = None,
     transport: str | Where = AUTO,
     luck: LuckProbes | None = None,
+    on_start: Callable[[EvalResult], None] | None = None,
 ) -> EvalResult:
     """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
     ``progress`` is called after every match played, ``on_deal`` after every deal counted
-    (stored ones included), with the result so far (``sprt_state`` up to date).
+    (stored ones included), with the result so far (``sprt_state`` up to date); ``on_start``
+    once, before any deal is counted, with what the run continues or begins known
+    (``stored_as``, ``resumed``, ``edited``, ``seed``).
     ``transport`` is ``"inproc"`` (the bots in this process, or ``jobs`` processes),
     ``"grpc"`` or ``"local"`` (each bot as sandboxed processes over a private arbiter, as
     tournaments play them, ``jobs`` matches at once) or ``"auto"`` (the default: in process
@@ -854,6 +857,8 @@ def evaluate(
                 if result.sprt_state is not None and result.sprt_state.stopped:
                     break
 
+    if on_start:
+        on_start(result)
     try:
         asyncio.run(count())
         if store is not None and result.read_of is None:  # its plan kept: finished with fewer, stopped early

@@ -155,6 +155,11 @@ def test_the_same_command_after_a_bot_file_was_edited_says_it_begins_a_new_evalu
     assert edited.exit_code == 0 and f"{bot} changed since evaluate-spades-" in said, edited.output
     assert "played with the file as it was (put it back to resume that one with this command;" in said
     assert "on a new seed" not in said and "unfinished" not in said  # --seed 3: the same seed, finished
+    # said as the run starts, not only in its report: a run cut off (Ctrl-C, here from the bot) says it too
+    bot.write_text(code.format(0).replace("return legal_actions[0]", "raise KeyboardInterrupt"))
+    cut = CliRunner().invoke(app, args)
+    said = " ".join(cut.output.split())
+    assert cut.exit_code == 130 and f"{bot} changed since evaluate-spades-" in said and "interrupted: " in said, said
 
 
 def test_on_a_secret_seed_a_bot_file_edited_since_an_unfinished_evaluation_says_the_run_is_new_and_why(tmp_path):
