@@ -71,7 +71,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
+from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, from_folder, keyed_spec, read_toml
 from arbiter.batch.submissions import RegistryCatalog, SubmissionCheck, check_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -507,9 +507,11 @@ TABLES = toml_tables(ArenaSpec, ServiceConfig)
 
 
 def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None,
-                    source: str = "arena") -> tuple[ArenaSpec, ServiceConfig]:
+                    source: str = "arena", folder: str | os.PathLike | None = None) -> tuple[ArenaSpec, ServiceConfig]:
     """The ladder and service settings from TOML-shaped data; ``overrides`` (flags; None
-    values ignored) win. Keys of the service go to ServiceConfig, the rest to ArenaSpec."""
+    values ignored) win. Keys of the service go to ServiceConfig, the rest to ArenaSpec.
+    ``folder``: the one ``data``'s relative house-bot paths are relative to (``from_folder``), a
+    file's; the flags' (``--house``) are the current directory's."""
 
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
@@ -519,6 +521,8 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
         raise SpecError(f"{source}: {exc}") from None
     kw: dict[str, Any] = given["ArenaSpec"]
     server: dict[str, Any] = given["ServiceConfig"]
+    if folder is not None and isinstance(kw.get("house"), (list, tuple)):  # (not strings: refused below)
+        kw["house"] = [from_folder(b, folder) if isinstance(b, str) else b for b in kw["house"]]
     for key, value in (overrides or {}).items():
         if value is None:
             continue
@@ -546,7 +550,10 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
 
 
 def arena_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> tuple[ArenaSpec, ServiceConfig]:
-    return arena_from_dict(read_toml(path), overrides, source=str(path))
+    """Read a ladder file; ``overrides`` (flags) win. A house bot given by a relative path is
+    relative to the file's folder (``from_folder``: its absolute path), as a tournament spec
+    file's bots are; ``--house``'s to the current directory."""
+    return arena_from_dict(read_toml(path), overrides, source=str(path), folder=Path(path).parent)
 
 
 # --------------------------------------------------------------------------------------

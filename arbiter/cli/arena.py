@@ -12,7 +12,7 @@ A ladder file (every key optional except ``game``; flags override it)::
     deals = 1                   # deals per encounter, each played in every seating
     concurrency = 2             # encounters at once
     isolation = "deal"          # or "match"
-    house = ["random"]          # bots that always play (bundled names, FILE.py, NAME=SPEC)
+    house = ["random"]          # bots that always play (bundled names, FILE.py beside this file, NAME=SPEC)
     cluster = "tcp://10.0.0.5:8786"  # optional: play the matches on a Dask cluster
     [options]
     payoff_size = 5

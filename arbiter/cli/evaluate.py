@@ -21,7 +21,7 @@ import math
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
@@ -35,6 +35,9 @@ from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, is_stdout, need, out, show_progress,
     terminate_as_interrupt, write_text,
 )
+
+if TYPE_CHECKING:
+    from arbiter.tournament.evaluate import EvalResult
 
 #: The cap on deals of a sequential test when --deals is not given.
 SPRT_MAX_DEALS = 1000
@@ -120,9 +123,9 @@ def evaluate(
                                   "--deals (no --name) its first deals are read, none played. On a secret seed (a bot "
                                   "not installed here, no --seed) it resumes or extends only an unfinished evaluation "
                                   "or the one --name names, and reads none: after a finished one a new one starts on "
-                                  "a new seed.")] = None,
+                                  "a new seed. Nothing is written until the run has started (its bots up, its cluster reached).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
     cluster: Annotated[
         Optional[str],
@@ -296,12 +299,16 @@ def evaluate(
                             progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
                 progress.remove_task(probe_task)
 
+            def on_start(r: EvalResult) -> None:
+                if (line := _edited_line(r, db)) is not None:  # said now, not only once it is over (or cut off)
+                    progress.print(line, highlight=False, markup=False, soft_wrap=True)
+
             def run(store: Store | None) -> EvalResult:
                 try:
                     return run_evaluation(
                         game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
                         decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
-                        cluster=cluster, transport=transport, luck=luck,
+                        cluster=cluster, transport=transport, luck=luck, on_start=on_start,
                     )
                 except KeyboardInterrupt:  # as `arbiter tournament run` says it: where the matches are, how to go on
                     if store is None:
@@ -330,11 +337,8 @@ def evaluate(
                      "it changed", highlight=False, markup=False, soft_wrap=True)
     elif result.resumed:
         report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
-    elif result.edited is not None:  # the same command, a bot file edited since: a new evaluation, said why
-        old, files = result.edited
-        report.print(f"a new evaluation, {result.stored_as}: {', '.join(files)} changed since {old} in {db}, which was "
-                     "played with the file as it was (put it back to resume that one)", highlight=False, markup=False,
-                     soft_wrap=True)
+    elif (line := _edited_line(result, db)) is not None:  # (said at the start too, on stderr)
+        report.print(line, highlight=False, markup=False, soft_wrap=True)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
     report.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     forfeits = result.forfeit_summary()
@@ -387,6 +391,19 @@ def evaluate(
         else:
             _run(write_text, json_path, text, "--json")
             report.print(f"matches written to {json_path}", highlight=False, soft_wrap=True, markup=False)
+
+
+def _edited_line(result: EvalResult, db: Path | None) -> str | None:
+    """The same command, a bot file edited since the evaluation it would continue: a new one
+    (``EvalResult.edited``), said why, and the ways on (None: not so)."""
+    if result.edited is None or result.resumed or result.read_of is not None:
+        return None
+    old, files = result.edited
+    seed = ", on a new seed" if result.seed_source == "drawn" else ""
+    left = " (left unfinished)" if result.seed_source == "drawn" else ""
+    return (f"a new evaluation, {result.stored_as}{seed}: {', '.join(files)} changed since {old}{left} in {db}, which "
+            f"was played with the file as it was (put it back to resume that one with this command; none deletes it: "
+            f"--name {shlex.quote(old)} --fresh plays this file's evaluation in its place)")
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,

@@ -40,7 +40,9 @@ tournament named ``name``, readable by ``arbiter standings`` and the web page), 
 the same evaluation again resumes it: stored matches are kept, missing ones are played.
 The sequential test looks at the deals in deal order whatever was stored when, so an
 interrupted and resumed evaluation stops at the same deal, with the same result, as one
-run straight through.
+run straight through. Nothing is written until the run is known to start (its venue open: its
+bots up, its cluster reached; ``play_batch``'s ``on_open``), as a tournament's run: one that
+never starts leaves the store as it was.
 
 The matches are played by the one batch engine (``arbiter.batch.engine.play_batch``, in plan
 order): in this process with the arbiter's own match runner (bots as ``InProcessSeat``), in
@@ -555,17 +557,23 @@ def continued(store: Store, spec: dict[str, Any], contents: Mapping[str, str], n
     return names[0], None, spec
 
 
-def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> tuple[str, tuple[str, ...]] | None:
+def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str],
+                 secret: bool = False) -> tuple[str, tuple[str, ...]] | None:
     """The latest stored evaluation of the same command (``spec``, its seed given) played with
     other contents of the bot files, and which files differ: a run begun anew under the default
     name because a file was edited says so, where it began a new evaluation in silence and the old
-    one's note still said the same command resumes it (None: no such one)."""
-    prefix = _name_prefix(spec)
+    one's note still said the same command resumes it (None: no such one). ``secret``: the run's
+    seed was drawn (no ``--seed``, ``secret_seed``): the one the same command would have resumed
+    had the files been as they were, an unfinished one of any seed and no more deals."""
+    prefix = _name_prefix(spec, seed=not secret)
     for t in reversed(store.tournaments([])):
         held = t.spec.get(CONTENT_KEY)
         if not t.name.startswith(prefix) or not isinstance(held, Mapping) or dict(held) == dict(contents):
             continue
-        if _alike(t.spec, spec, ("deals", CONTENT_KEY)):
+        if secret and (t.finished is not None or not isinstance(t.spec.get("deals"), int)
+                       or t.spec["deals"] > spec["deals"] or not isinstance(t.spec.get("seed"), int)):
+            continue  # (one the same command would not resume, edited or not)
+        if _alike(t.spec, spec, ("deals", CONTENT_KEY, *(("seed",) if secret else ()))):
             return t.name, tuple(sorted(f for f in set(held) | set(contents) if held.get(f) != contents.get(f)))
     return None
 
@@ -588,11 +596,12 @@ def default_name(spec: Mapping[str, Any]) -> str:
     return _name_prefix(spec) + digest
 
 
-def _name_prefix(spec: Mapping[str, Any]) -> str:
+def _name_prefix(spec: Mapping[str, Any], seed: bool = True) -> str:
     """``evaluate-GAME-A-B-SEED-``: what the default names of one command's evaluations share
-    (``default_name``), whatever else their specs hold."""
+    (``default_name``), whatever else their specs hold (``seed`` False: ``evaluate-GAME-A-B-``,
+    on any seed)."""
     a, b = bot_names(tuple(spec["bots"]))
-    return f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-"
+    return f"evaluate-{spec['game']}-{a}-{b}-" + (f"{spec['seed']}-" if seed else "")
 
 
 def _alike(stored: Mapping[str, Any], spec: Mapping[str, Any], but: Sequence[str]) -> bool:
@@ -628,11 +637,14 @@ def evaluate(
     cluster: str | None = None,
     transport: str | Where = AUTO,
     luck: LuckProbes | None = None,
+    on_start: Callable[[EvalResult], None] | None = None,
 ) -> EvalResult:
     """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
     ``progress`` is called after every match played, ``on_deal`` after every deal counted
-    (stored ones included), with the result so far (``sprt_state`` up to date).
+    (stored ones included), with the result so far (``sprt_state`` up to date); ``on_start``
+    once, before any deal is counted, with what the run continues or begins known
+    (``stored_as``, ``resumed``, ``edited``, ``seed``).
     ``transport`` is ``"inproc"`` (the bots in this process, or ``jobs`` processes),
     ``"grpc"`` or ``"local"`` (each bot as sandboxed processes over a private arbiter, as
     tournaments play them, ``jobs`` matches at once) or ``"auto"`` (the default: in process
@@ -708,7 +720,7 @@ def evaluate(
         result.stored_as, stored, spec = continued(store, spec, contents, name, fresh, spelt)
         sprt = result.sprt = as_stored(sprt, spec.get("sprt"))  # one begun in an earlier form goes on in it
         if stored is None and name is None and not fresh and contents:
-            result.edited = edited_since(store, spec, contents)
+            result.edited = edited_since(store, spec, contents, secret=seed_source == "drawn")
         if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read
             result.read_of = stored["deals"]
             tid = store.tournament(result.stored_as).id
@@ -730,15 +742,38 @@ def evaluate(
         if result.read_of is None:
             spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
             store.lock(result.stored_as)
-            # a stored evaluation of fewer deals is extended: its deals are read, the new ones played
-            tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals")
-            tid = tour.id
-        names = _played_names(store, tid, get_game(game, opts, preset), names)  # its records' names, not a second pair
-        stored = _stored_margins(store, tid, stake, names[0])
-        stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
+            # Nothing is written until the run is known to start (its bots up, its cluster reached: ``begin``), as a
+            # tournament's run (``run_tournament``): one that never starts left a "0/N interrupted" evaluation whose
+            # resume failed alike, and with --fresh, the one it was to replace deleted. Asked only, here: the
+            # evaluation it resumes or (a stored one of fewer deals) extends, its deals read, the new ones played.
+            resumed = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals,
+                                            extend="deals", check=True)
+            tid = resumed.id if resumed is not None else None
+        if tid is not None:
+            names = _played_names(store, tid, get_game(game, opts, preset), names)  # its records' names, not a second pair
+            stored = _stored_margins(store, tid, stake, names[0])
+            stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
+        else:
+            stored = {}
         result.resumed = sum(1 for (d, _) in stored if d < deals)
         if result.read_of is not None:
             result.read_held = sum(1 for (d, r) in stored if r == 0 and (d, 1) in stored)
+
+    begun = False  # the evaluation written (``begin``): a run that never started wrote nothing
+
+    def begin() -> None:
+        """The run starts (``play_batch``'s ``on_open``; with every match it counts stored, before it
+        finishes): its evaluation written, created (with ``fresh`` the old one replaced in the same
+        transaction), extended or resumed as it was; an extension's verdict is where its stored deals
+        leave the test, not its earlier run's, final at its cap."""
+        nonlocal tid, begun
+        if store is None or result.read_of is not None or begun:
+            return
+        was = tid  # the stored one it resumes or extends (None: a new one)
+        tid = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals").id
+        begun = True
+        if was is not None and (so_far := result.verdict(final=False)) is not None:
+            store.set_verdict(tid, so_far)
 
     def save(m: PlannedMatch, record: MatchRecord) -> None:
         # called in plan order, for a match the test still counts: one past its decision is never saved
@@ -765,7 +800,7 @@ def evaluate(
             batch=f"evaluate-{batch_key()}"))
         at_once = (jobs if jobs > 1 else CLUSTER_BATCH) if where.kind is Kind.CLUSTER else jobs
         return await stack.enter_async_context(contextlib.aclosing(
-            play_batch(plan, venue, concurrency=at_once, skip=skip, save=save, ordered=True)))
+            play_batch(plan, venue, concurrency=at_once, skip=skip, save=save, ordered=True, on_open=begin)))
 
     async def count() -> None:
         test = sprt.start() if sprt is not None else None
@@ -783,11 +818,7 @@ def evaluate(
                 for r in (0, 1):
                     m = stored.get((d, r))
                     if m is None and played is None:  # the first match to play: the stored deals are counted
-                        if store is not None and tid is not None and (so_far := result.verdict(final=False)) is not None:
-                            # an extension's stored verdict was its earlier run's, final at its cap: this
-                            # run goes on from where the stored deals leave the test (before any is played)
-                            store.set_verdict(tid, so_far)
-                        played = await start(stack)
+                        played = await start(stack)  # (written once its venue is open: ``begin``)
                     if m is None:
                         new = True
                         result.played += 1
@@ -817,7 +848,7 @@ def evaluate(
                 if sprt is not None and test is not None:
                     test.add(sprt.deal_value([m.margin for m in pair]) if value is None else value)
                     result.sprt_state = test.state()
-                    if store is not None and tid is not None and new and not result.sprt_state.stopped:
+                    if begun and new and not result.sprt_state.stopped:
                         # where the test stands, kept as each deal is played: a run killed outright (no
                         # word, no finish) leaves it too (its decision is written with its finish)
                         store.set_verdict(tid, result.verdict(final=False))
@@ -826,13 +857,15 @@ def evaluate(
                 if result.sprt_state is not None and result.sprt_state.stopped:
                     break
 
+    if on_start:
+        on_start(result)
     try:
         asyncio.run(count())
         if store is not None and result.read_of is None:  # its plan kept: finished with fewer, stopped early
+            begin()  # (none played: every match it counts was stored)
             store.mark_finished(tid, result.verdict())  # and its verdict, replacing an earlier run's
     except BaseException:
-        if store is not None and tid is not None and result.read_of is None and \
-                (so_far := result.verdict(final=False)) is not None:
+        if begun and (so_far := result.verdict(final=False)) is not None:
             with contextlib.suppress(StoreError):  # (what stopped the run is the error to tell)
                 store.set_verdict(tid, so_far)
         raise

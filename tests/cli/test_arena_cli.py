@@ -307,3 +307,38 @@ def test_arena_standings_says_how_a_ladder_is_read_not_only_that_no_file_is_ther
     assert r.exit_code == 2 and "standings: no such ladder file" in text and "arbiter standings --arena NAME" in text, text
     r = runner.invoke(app, ["arena", "ladder.toml"])  # a ladder file that is not there: said as before
     assert r.exit_code == 2 and "ladder.toml: cannot read" in " ".join(r.output.split()), r.output
+
+
+_FIRST_LEGAL = "from sdk import Bot\n\n\nclass Mine(Bot):\n    games = ('*',)\n\n    def choose(self, view, legal):\n        return legal[0]\n"
+
+
+def test_a_ladder_files_relative_house_bot_paths_are_read_from_its_folder(tmp_path, monkeypatch):
+    """ladder.toml's house = ["mine=./mybot.py"] was looked for in the current directory ("file
+    not found: mybot.py" when the arena was started from elsewhere, or another file of that name
+    played): it is the file beside ladder.toml, as a tournament spec file's bots are; a missing
+    one is named by the full path tried. --house on the command line stays the current
+    directory's."""
+    from arbiter.arena.ladder import arena_from_toml
+
+    conf, elsewhere = tmp_path / "conf", tmp_path / "elsewhere"
+    conf.mkdir(), elsewhere.mkdir()
+    (conf / "mybot.py").write_text(_FIRST_LEGAL)
+    (conf / "ladder.toml").write_text('name = "l"\ngame = "spades"\nhouse = ["mine=./mybot.py", "random"]\nseed = 3\n'
+                                      "[options]\ndeals = 1\n")
+    (conf / "bad.toml").write_text('game = "spades"\nhouse = ["./nope.py", "random"]\n')
+    monkeypatch.chdir(elsewhere)
+    spec, _ = arena_from_toml(Path("..") / "conf" / "ladder.toml", {"transport": "inproc"})
+    assert spec.house == (f"mine={conf / 'mybot.py'}", "random")
+    a = Arena(spec, tmp_path / "a.sqlite", poll=0)
+    try:
+        asyncio.run(a.run(max_encounters=1))
+        assert a.finished == 1 and a.entrants["mine"].encounters == 1 and a.entrants["mine"].failures == 0
+    finally:
+        a.close()
+    r = runner.invoke(app, ["arena", "../conf/bad.toml", "--db", str(tmp_path / "b.sqlite"), "--port", "0",
+                            "--web-port", "-1", "--credentials", str(tmp_path / "creds.json"), "--max-encounters", "1"])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"house: '{conf / 'nope.py'}': file not found: {conf / 'nope.py'}" in said, said
+    assert "Traceback" not in said and not (tmp_path / "b.sqlite").exists(), said
+    flag, _ = arena_from_toml(conf / "bad.toml", {"house": ("./mybot.py",)})  # a flag's: the current directory's
+    assert flag.house == ("./mybot.py",)

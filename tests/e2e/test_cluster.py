@@ -9,6 +9,7 @@ refuse bot code whose content does not match its hash.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -390,6 +391,28 @@ def test_a_run_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_
         after = store.tournament("u")
         assert (after.id, after.spec, after.created, after.finished, after.done) == (
             before.id, before.spec, before.created, before.finished, 2)
+
+
+def test_an_evaluation_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_path):
+    """evaluate --db --cluster wrote its evaluation before the scheduler answered: an extension to
+    more deals was reopened as "interrupted", and with fresh the finished one of its name was
+    deleted first. Now nothing is written until the cluster answers, as a tournament's run."""
+    from arbiter.tournament.evaluate import evaluate
+
+    db = tmp_path / "u.sqlite"
+    kw = dict(seed=3, options={"deals": 1})
+    with Store(db) as store:
+        evaluate("spades", "random", "greedy", deals=1, store=store, name="u", transport="inproc", **kw)
+        before = _dump(db)
+        for more in (dict(deals=2), dict(deals=1, fresh=True)):  # (15 s each: the client's connect timeout)
+            with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
+                evaluate("spades", "random", "greedy", store=store, name="u", cluster="tcp://127.0.0.1:1", **kw, **more)
+    assert _dump(db) == before
+
+
+def _dump(db: Path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        return list(con.iterdump())
 
 
 #: The zoo's bots of issue 40's held-out kinds: a rewritten result, os._exit, a

@@ -831,3 +831,46 @@ def test_an_evaluation_stored_in_the_catoni_form_resumes_in_it(tmp_path) -> None
         new = evaluate("spades", "heuristic", "random", store=store, name="new", sprt=VarianceTest(0, 50, 300), **args)
         assert new.sprt.form == "catoni-log" and store.stored_spec("new")["sprt"]["form"] == "catoni-log"
         assert new.sprt_state.log_h1 != old.sprt_state.log_h1
+
+
+_BROKEN = "from sdk import Bot\n\n\nclass S(Bot)\n    name = 's'\n"  # no colon: a SyntaxError when loaded
+#: loads only where FLAKY_OK is set: the same file (the same evaluation, resumed or extended) that cannot start
+_FLAKY = ("import os\n\nfrom bots.greedy import GreedyBot\n\nif not os.environ.get('FLAKY_OK'):\n"
+          "    raise RuntimeError('FLAKY_OK is not set')\n\n\nclass Flaky(GreedyBot):\n    name = 'flaky'\n")
+
+
+def _dump(db) -> list[str]:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        return list(con.iterdump())
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("transport", ["inproc", pytest.param("local", marks=pytest.mark.e2e)])
+def test_an_evaluation_that_cannot_start_leaves_the_store_as_it_was(tmp_path, monkeypatch, transport) -> None:
+    """arbiter evaluate --db wrote its evaluation before its bots were up: one that never started
+    (a bot file that does not load) was listed as "0/4 interrupted", its resume failing alike;
+    with --fresh the finished evaluation of its name was deleted first, and an extension to more
+    deals of a stored one was reopened as "interrupted". Now nothing is written until the run has
+    started, as a tournament's run (the store, dumped, is the same)."""
+    db, broken, flaky = tmp_path / "e.sqlite", tmp_path / "syntax.py", tmp_path / "flaky.py"
+    broken.write_text(_BROKEN)
+    flaky.write_text(_FLAKY)
+    base = ["evaluate", "spades", "-o", "deals=1", "--deals", "1", "--db", str(db)]
+    assert CliRunner().invoke(app, [*base, "greedy", "random", "--name", "kept"]).exit_code == 0
+    monkeypatch.setenv("FLAKY_OK", "1")
+    first = CliRunner().invoke(app, [*base, str(flaky), "random", "--seed", "4", "--transport", "inproc"])
+    assert first.exit_code == 0, first.output
+    monkeypatch.delenv("FLAKY_OK")
+    before = _dump(db)
+    for args, why in (([str(broken), "random", "--name", "kept", "--fresh"], "SyntaxError"),
+                      ([str(broken), "random"], "SyntaxError"),
+                      ([str(flaky), "random", "--seed", "4", "--deals", "2"], "FLAKY_OK is not set")):  # extended
+        r = CliRunner().invoke(app, [*base, *args, "--transport", transport])
+        assert r.exit_code == 2 and why in r.output and "Traceback" not in r.output, r.output
+        assert _dump(db) == before, args
+    listed = CliRunner().invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "200"})
+    assert "interrupted" not in listed.output and listed.output.count("finished") == 2, listed.output

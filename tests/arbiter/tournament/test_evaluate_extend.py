@@ -153,7 +153,54 @@ def test_the_same_command_after_a_bot_file_was_edited_says_it_begins_a_new_evalu
     edited = CliRunner().invoke(app, args)
     said = " ".join(edited.output.split())
     assert edited.exit_code == 0 and f"{bot} changed since evaluate-spades-" in said, edited.output
-    assert "played with the file as it was (put it back to resume that one)" in said
+    assert "played with the file as it was (put it back to resume that one with this command;" in said
+    assert "on a new seed" not in said and "unfinished" not in said  # --seed 3: the same seed, finished
+    # said as the run starts, not only in its report: a run cut off (Ctrl-C, here from the bot) says it too
+    bot.write_text(code.format(0).replace("return legal_actions[0]", "raise KeyboardInterrupt"))
+    cut = CliRunner().invoke(app, args)
+    said = " ".join(cut.output.split())
+    assert cut.exit_code == 130 and f"{bot} changed since evaluate-spades-" in said and "interrupted: " in said, said
+
+
+def test_on_a_secret_seed_a_bot_file_edited_since_an_unfinished_evaluation_says_the_run_is_new_and_why(tmp_path):
+    """No --seed, a bot file: the same command after the file was edited drew a new seed and began
+    a new evaluation in silence, while the unfinished one stayed listed as resumed by "the arbiter
+    evaluate command that started it" (which now began another). It says so, which file changed,
+    and the ways on: the file put back, the same command resumes the old one; --name OLD --fresh
+    replaces it."""
+    bot, db = tmp_path / "mine.py", tmp_path / "e.sqlite"
+    code = "from sdk import Bot\n\nclass M(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n" \
+           "    def choose(self, view, legal_actions):\n        return legal_actions[{}]\n"
+    bot.write_text(code.format(0))
+
+    class Cut(Exception):
+        pass
+
+    def cut(r) -> None:
+        raise Cut
+
+    with Store(db) as store, pytest.raises(Cut):
+        evaluate("spades", str(bot), "random", deals=2, seed=None, options={"deals": 1}, store=store, on_deal=cut,
+                 transport="inproc")
+    with Store(db, read_only=True) as store:
+        (old,) = store.tournaments()
+    assert old.finished is None
+    args = ["evaluate", "spades", str(bot), "random", "--deals", "2", "-o", "deals=1", "--transport", "inproc",
+            "--db", str(db)]
+    bot.write_text(code.format(-1))
+    edited = CliRunner().invoke(app, args)
+    said = " ".join(edited.output.split())
+    assert edited.exit_code == 0, edited.output
+    assert (f"on a new seed: {bot} changed since {old.name} (left unfinished) in {db}, which was played with the file "
+            "as it was (put it back to resume that one with this command; none deletes it: "
+            f"--name {old.name} --fresh plays this file's evaluation in its place)") in said, said
+    bot.write_text(code.format(0))  # put back: the same command resumes it
+    back = CliRunner().invoke(app, args)
+    assert back.exit_code == 0 and f"resumed {old.name}: 2 matches" in back.output, back.output
+    assert "a new evaluation" not in back.output
+    bot.write_text(code.format(-1))  # none unfinished left: a new seed, as after any finished one, nothing to say
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0 and "a new evaluation" not in again.output, again.output
 
 
 def test_a_longer_evaluation_cut_off_before_the_runs_deals_is_not_read_and_left_as_it_was(tmp_path) -> None:
