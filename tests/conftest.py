@@ -290,8 +290,8 @@ def _cache_bytecode() -> None:
     December 2026): the hosted bots run as another user in a sandbox that sets its own
     environment, and read ``__pycache__`` beside the SDK's and the games' sources, where the
     venv's private cache folder was neither theirs to read nor named in their environment
-    (`pytest -m "not e2e"` 67.5 s and 127 CPU-s on 2 cores with the venv's, 57.6 s and 106 with
-    these). A bot file loaded in the arbiter's process still writes none beside itself
+    (`pytest -m "not e2e"` alternated with the venv's folder, twice each on an idle machine:
+    66.0 and 63.8 s of wall, 125 and 120 CPU-s, against 64.5 and 62.0 s, 122 and 118). A bot file loaded in the arbiter's process still writes none beside itself
     (``arbiter.hosting.loading.load_bot``). Set by the xdist controller before its workers
     start: they and every process they start inherit it."""
     sys.dont_write_bytecode = False

@@ -167,7 +167,7 @@ def test_play_takes_the_players_of_a_partnership_from_the_bots(tmp_path):
     players were read from the bots only where the options without them made a game."""
     r = runner.invoke(app, ["play", "spite-and-malice", *["random"] * 4, "-o", "partnerships=true", "-o", "payoff_size=2",
                             "--transport", "inproc", "--seed", "1", "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
-    assert r.exit_code == 0 and "partnerships=True" in r.output and "players=4" in r.output, r.output
+    assert r.exit_code == 0 and "partnerships=true" in r.output and "players=4" in r.output, r.output
 
 
 @pytest.mark.e2e
