@@ -420,6 +420,8 @@ def test_unsure_beside_the_best_play_says_why(tmp_path, monkeypatch):
                         transport="inproc")
     db = tmp_path / "arena.sqlite"
     store_play(db, record)
+    with Store(db) as store:  # the seat's analysis, computed once and stored: the commands below read it
+        rows, _ = stored_analysis(store, record.match_id, 1, samples=8)
     args = ("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "8", "--top", "0")
     r = wide_invoke(monkeypatch, *args, "--to", "6")
     assert r.exit_code == 0, r.output
@@ -431,7 +433,6 @@ def test_unsure_beside_the_best_play_says_why(tmp_path, monkeypatch):
     r = wide_invoke(monkeypatch, *args, "--to", "3")  # no unsure row with the best play there
     assert r.exit_code == 0 and "unsure" in r.output and why not in r.output, r.output
     with Store(db) as store:
-        rows, _ = stored_analysis(store, record.match_id, 1, samples=8)
         at_best = next(r for r in rows if r.verdict == "unsure" and r.played_best and r.chosen == r.best)
         other = next(r for r in rows if r.verdict == "unsure" and not r.played_best)
         page = inspector.inspect_page(store, record.match_id, {"seat": ["1"], "d": [str(at_best.number)]}, "n")
