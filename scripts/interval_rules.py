@@ -9,6 +9,7 @@ floor under the clustered variance (``ratings.MODEL_FLOOR``; 0: none).
     .venv/bin/python scripts/interval_rules.py 500 --partners    # the partnership cells alone (twenty-ninth session)
     .venv/bin/python scripts/interval_rules.py 300 --tables      # fields whose deals are played at several tables
     .venv/bin/python scripts/interval_rules.py 300 --formats     # a gauntlet, a double round robin, no duplicate deals
+    .venv/bin/python scripts/interval_rules.py 300 --seats       # Spite and Malice's partnerships, Spot at 5 and 6 seats
 
 The rules before are in the history: at commit a13194ec the ± t(df) s.e. interval with the floor
 (``git checkout a13194ec -- arbiter/rating/ratings.py``), at 18bb9521 without it.
@@ -105,6 +106,29 @@ def formats(runs: int) -> None:
             print(f"{fmt}{'' if duplicate else ', no duplicate deals'}, shared {shared:g}: " + "  ".join(row), flush=True)
 
 
+#: Other games' and seats' shapes (docs/strength.md, "Several tables a deal"): (name, game, options,
+#: strengths, teams), at 4, 8 and 12 deals, seeds ``h2:…``.
+SEAT_FIELDS = (
+    ("s&m 3 partnerships", "spite-and-malice", {"players": 6, "partnerships": True},
+     {"a": 0.5, "b": 0.5, "c": 0.0, "d": 0.0, "e": -0.6, "f": -0.6}, (("a", "b"), ("c", "d"), ("e", "f"))),
+    ("s&m 2 partnerships", "spite-and-malice", {"players": 4, "partnerships": True},
+     {"a": 0.6, "b": 0.6, "c": -0.6, "d": -0.6}, (("a", "b"), ("c", "d"))),
+    ("spot 6 seats 6 bots", "spot", {"players": 6, "hands": 1}, {"a": 1.0, "b": 0.4, "c": 0.1, "d": -0.1, "e": -0.4, "f": -1.0}, ()),
+    ("spot 5 seats 7 bots", "spot", {"players": 5, "hands": 1}, {f"b{i}": 0.9 - 0.3 * i for i in range(7)}, ()),
+)
+
+
+def seats(runs: int) -> None:
+    for name, game, options, strength, teams in SEAT_FIELDS:
+        for shared in (0.7, 0.9):
+            row = []
+            for n in (4, 8, 12):
+                c = strength_calibration(game, options, strength, n, runs, random.Random(f"h2:{name}:{n}:{shared}"), teams,
+                                         shared=shared)
+                row.append(f"{n}: {c.min_coverage:.3f}{'' if c.shown_share == 1 else '*' if c.shown_share == 0 else '?'}")
+            print(f"{name}, shared {shared:g}: " + "  ".join(row), flush=True)
+
+
 def main(runs: int, cells=CELLS, seed: str = "g") -> None:
     for name, d, deals, shared in cells:
         if d is not None:
@@ -124,9 +148,11 @@ if __name__ == "__main__":
         at = args.index("--floor")
         ratings.MODEL_FLOOR = float(args[at + 1])
         del args[at:at + 2]
-    partners, several, other = "--partners" in args, "--tables" in args, "--formats" in args
-    args = [a for a in args if a not in ("--partners", "--tables", "--formats")]
-    if several:
+    partners, several, other, shapes = "--partners" in args, "--tables" in args, "--formats" in args, "--seats" in args
+    args = [a for a in args if a not in ("--partners", "--tables", "--formats", "--seats")]
+    if shapes:
+        seats(int(args[0]) if args else 300)
+    elif several:
         tables(int(args[0]) if args else 300)
     elif other:
         formats(int(args[0]) if args else 300)
