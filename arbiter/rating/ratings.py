@@ -241,8 +241,7 @@ def min_interval_deals(partnerships: bool, several_tables: bool = False, rank: i
     clustered by match, and the deal's luck, shared by the results of different tables, is seen
     by neither: the strongest and weakest of four bots head to head (1.2 to -1.3 nats) were
     covered 0.85-0.88 on 4-7 deals with strong shared luck, of six Spot bots at tables of four
-    0.64-0.81 on 5-6 deals; clustered by deal from 8, 0.96-0.99 (docs/strength.md, "Several
-    tables a deal")."""
+    0.66-0.86; clustered by deal from 8, 0.96-1.00 (docs/strength.md, "Several tables a deal")."""
     least, why = (MIN_PARTNERSHIP_INTERVAL_DEALS, WITH_PARTNERSHIPS) if partnerships else (MIN_INTERVAL_DEALS, "")
     if several_tables:
         clustered = max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
