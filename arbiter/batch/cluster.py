@@ -61,6 +61,9 @@ log = logging.getLogger(__name__)
 
 #: Seconds a worker waits for a bot process to connect to its arbiter.
 CONNECT_TIMEOUT = 60.0
+#: Seconds a run waits for its Dask scheduler to answer before it gives up (``ClusterError``:
+#: "cannot reach the Dask scheduler"), unless the venue is given another.
+SCHEDULER_TIMEOUT = 15.0
 #: Seconds between the driver's looks at the scheduler's workers (``OnCluster._watch_workers``).
 WATCH_SECONDS = 1.0
 #: A bot process unused this long on a worker is stopped (``ARENA_CLUSTER_BOT_IDLE``).
@@ -473,7 +476,7 @@ class OnCluster:
 
     def __init__(self, address: str, refs: Mapping[str, BotRef], key: str, *, max_restarts: int = 3,
                  isolation: str = "match", on_versions: Callable[[dict[str, str]], None] | None = None,
-                 connect_timeout: float = 15.0, transport: str = DEFAULT_TRANSPORT):
+                 connect_timeout: float | None = None, transport: str = DEFAULT_TRANSPORT):
         check_address(address)
         self.transport = transport
         self.address = address
@@ -482,7 +485,7 @@ class OnCluster:
         self.max_restarts = max_restarts
         self.isolation = isolation
         self.on_versions = on_versions
-        self.connect_timeout = connect_timeout
+        self.connect_timeout = SCHEDULER_TIMEOUT if connect_timeout is None else connect_timeout
         self.concurrency = 64
         self.versions: dict[str, str] = {}
         self._client: Any = None

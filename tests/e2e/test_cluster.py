@@ -25,6 +25,7 @@ import pytest
 
 from arbiter.store import registry as reg
 from arbiter.batch.submissions import check_bot, submit
+from arbiter.batch import cluster as cluster_module
 from arbiter.batch.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
 from cardarena.replay import verify_record
 from arbiter.store.db import Store
@@ -374,9 +375,11 @@ def test_an_unreachable_scheduler_is_one_clear_error_and_no_warning():
     assert "Warning" not in run.stderr and "never awaited" not in run.stderr, run.stderr
 
 
-def test_a_run_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_path):
+def test_a_run_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_path, monkeypatch):
     """It was stored as "0/N interrupted" (a resume failing alike), and with fresh the finished
-    tournament of its name was deleted first: now nothing is written until the cluster answers."""
+    tournament of its name was deleted first: now nothing is written until the cluster answers.
+    (The wait for the scheduler 2 s, not 15: nothing answers at port 1.)"""
+    monkeypatch.setattr(cluster_module, "SCHEDULER_TIMEOUT", 2.0)
     db = tmp_path / "u.sqlite"
     done = TournamentSpec(game="spades", bots=("random", "greedy"), deals=1, seed=3, options={"deals": 1}, name="u")
     with Store(db) as store:
@@ -385,7 +388,7 @@ def test_a_run_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_
     away = TournamentSpec(game="spades", bots=("random", "heuristic"), deals=1, seed=3, options={"deals": 1}, name="u",
                           cluster="tcp://127.0.0.1:1")
     with Store(db) as store, pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
-        asyncio.run(run_tournament(away, store, fresh=True))  # (15 s: the client's connect timeout)
+        asyncio.run(run_tournament(away, store, fresh=True))
     with Store(db) as store:
         assert [t.name for t in store.tournaments()] == ["u"]
         after = store.tournament("u")
@@ -393,10 +396,12 @@ def test_a_run_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_
             before.id, before.spec, before.created, before.finished, 2)
 
 
-def test_an_evaluation_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_path):
+def test_an_evaluation_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_was(tmp_path, monkeypatch):
     """evaluate --db --cluster wrote its evaluation before the scheduler answered: an extension to
     more deals was reopened as "interrupted", and with fresh the finished one of its name was
-    deleted first. Now nothing is written until the cluster answers, as a tournament's run."""
+    deleted first. Now nothing is written until the cluster answers, as a tournament's run.
+    (The wait for the scheduler 2 s, not 15.)"""
+    monkeypatch.setattr(cluster_module, "SCHEDULER_TIMEOUT", 2.0)
     from arbiter.tournament.evaluate import evaluate
 
     db = tmp_path / "u.sqlite"
@@ -404,7 +409,7 @@ def test_an_evaluation_whose_scheduler_cannot_be_reached_leaves_the_store_as_it_
     with Store(db) as store:
         evaluate("spades", "random", "greedy", deals=1, store=store, name="u", transport="inproc", **kw)
         before = _dump(db)
-        for more in (dict(deals=2), dict(deals=1, fresh=True)):  # (15 s each: the client's connect timeout)
+        for more in (dict(deals=2), dict(deals=1, fresh=True)):
             with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
                 evaluate("spades", "random", "greedy", store=store, name="u", cluster="tcp://127.0.0.1:1", **kw, **more)
     assert _dump(db) == before
