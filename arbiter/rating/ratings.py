@@ -244,7 +244,7 @@ def min_interval_deals(partnerships: bool, several_tables: bool = False, rank: i
     0.66-0.86; clustered by deal from 8, 0.96-1.00 (docs/strength.md, "Several tables a deal")."""
     least, why = (MIN_PARTNERSHIP_INTERVAL_DEALS, WITH_PARTNERSHIPS) if partnerships else (MIN_INTERVAL_DEALS, "")
     if several_tables:
-        clustered = max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
+        clustered = clusters_needed(rank)
         if clustered > least:
             least, why = clustered, AT_SEVERAL_TABLES
     return least, why
@@ -453,16 +453,22 @@ MIN_CLUSTERS = 8
 MIN_CLUSTER_DF = 2
 
 
+def clusters_needed(rank: int) -> int:
+    """The fewest clusters the clustered (sandwich) variance of ``rank`` strength differences
+    takes: ``MIN_CLUSTERS``, and ``MIN_CLUSTER_DF`` beyond the rank."""
+    return max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
+
+
 def enough_clusters(clusters: int, rank: int) -> bool:
-    """Whether ``clusters`` clusters are enough for the clustered (sandwich) variance of ``rank``
-    strength differences: at least ``MIN_CLUSTERS``, and ``MIN_CLUSTER_DF`` beyond the rank."""
-    return clusters >= max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
+    """Whether ``clusters`` clusters are enough for the clustered variance of ``rank`` strength
+    differences (``clusters_needed``)."""
+    return clusters >= clusters_needed(rank)
 
 
-def _by_deal(clustered: bool, deals: set[Any], designs: Any) -> bool:
-    """Whether the comparisons cluster by deal (``_comparisons``): duplicate deals, at least
-    ``MIN_CLUSTERS`` of them and ``MIN_CLUSTER_DF`` beyond the rank of ``designs``."""
-    return clustered and enough_clusters(len(deals), _rank(list(designs)))
+def _by_deal(clustered: bool, deals: set[Any], rank: int) -> bool:
+    """Whether the comparisons cluster by deal (``_comparisons``): duplicate deals, as many of
+    them as the clustered variance of ``rank`` strength differences needs."""
+    return clustered and enough_clusters(len(deals), rank)
 
 
 def _comparisons(
@@ -501,7 +507,7 @@ def _comparisons(
     # play together share one): with 4 partnerships of 8 bots on 8 deals, counting bots
     # (8 + 2) left the variance unclustered, and the strongest and weakest teams were
     # covered 0.92 and 0.94, the middle ones 0.99 and 0.97; by rank (3 + 2), 0.94-0.96
-    by_deal = _by_deal(clustered, deals, {d for d, _, _, _ in seen})
+    by_deal = _by_deal(clustered, deals, _rank(list({d for d, _, _, _ in seen})))
     out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
     for design, score, seed, idx in seen:
         acc = out.setdefault(design, {}).setdefault(seed if by_deal else idx, [0.0, 0])
@@ -568,7 +574,8 @@ def _bradley_terry(
     # the model's again, only noisier
     several = any(c > 1 for c in per_cluster.values())
     df = None  # the interval's degrees of freedom: None for the model's own variance (normal quantile)
-    if several and enough_clusters(len(per_cluster), _rank([d for d in data])):
+    rank = _rank(list(data))  # the strength differences the results determine
+    if several and enough_clusters(len(per_cluster), rank):
         residual: dict[Any, list[float]] = {}
         for design, per in data.items():
             p = _logistic(sum(c * theta[i] for i, c in design))
@@ -579,8 +586,8 @@ def _bradley_terry(
         # the small-sample factor G / (G - r), r the number of strength differences the
         # results determine (the cluster analogue of n / (n - k) for a regression's residuals):
         # on 12-20 deals without it the intervals covered 91-94% instead of 95%
-        f = len(residual) / max(len(residual) - _rank([d for d in data]), 1)
-        df = max(len(residual) - _rank([d for d in data]), 1)
+        f = len(residual) / max(len(residual) - rank, 1)
+        df = max(len(residual) - rank, 1)
         if any(len(design) > 2 for design in data):
             # Partnerships (a side of two bots): half the degrees of freedom. With strong shared
             # deal luck the sandwich of a handful of deals is noisier than t(G - r) allows: the
@@ -591,7 +598,7 @@ def _bradley_terry(
     cov = own = _centred_cov(inv, meat)
     if df is not None:  # clustered: never below the floor x the model's own, rating by rating and difference by difference
         own = _centred_cov(inv, model)
-        by_deal = _by_deal(clustered, {row.seed for row, _, _ in parsed}, data)
+        by_deal = _by_deal(clustered, {row.seed for row, _, _ in parsed}, rank)
         cov = _floored(cov, own, MODEL_FLOOR if by_deal else MATCH_FLOOR)
     mean = sum(theta) / n if n else 0.0
     ratings = {}
@@ -610,7 +617,7 @@ def _bradley_terry(
             ends[entry] = _profile_interval(totals, prec, theta, best, contrast, q * q * effect, q * se / ELO_PER_NAT)
         low, high = ends[entry]
         ratings[b] = Rating(value, 1500 + ELO_PER_NAT * low, 1500 + ELO_PER_NAT * high, se)
-    return ratings, cov, df, _rank(list(data))
+    return ratings, cov, df, rank
 
 
 def _information(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float,
