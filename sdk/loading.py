@@ -188,15 +188,13 @@ def load_bot(spec: str) -> Bot:
             raise BotLoadError(f"cannot import module {path_part!r}: {exc}") from exc
     else:
         raise BotLoadError(unknown_bot_message(spec))
+    source = path if path.suffix == ".py" else None  # the bot's file (None: a module's)
     if cls_name:
         cls = getattr(module, cls_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
-            raise BotLoadError(_no_such_class(spec, module, cls_name, cls, path if path.suffix == ".py" else None))
-        return _make(cls, path if path.suffix == ".py" else None)
-    found = [
-        obj for obj in vars(module).values()
-        if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and obj.__module__ == module.__name__
-    ]
+            raise BotLoadError(_no_such_class(spec, module, cls_name, cls, source))
+        return _make(cls, source)
+    found = [obj for obj in _bot_classes(module).values() if obj.__module__ == module.__name__]
     # a base class of the bot's, beside it, is not a second bot: the bot is the one no other derives from
     found = [c for c in found if not any(o is not c and issubclass(o, c) for o in found)]
     if len(found) != 1:
@@ -204,7 +202,13 @@ def load_bot(spec: str) -> Bot:
         raise BotLoadError(f"{spec}: expected exactly one sdk.Bot subclass, found {names}; keep one in this file "
                            "(another can live in a module beside it), or name one as FILE:Class where a bot is "
                            "named (arbiter play, python -m sdk)")
-    return _make(found[0], path if path.suffix == ".py" else None)
+    return _make(found[0], source)
+
+
+def _bot_classes(module: object) -> dict[str, type[Bot]]:
+    """The ``sdk.Bot`` subclasses a module holds, by the names it holds them under (those it
+    imported too; ``Bot`` itself not)."""
+    return {n: obj for n, obj in vars(module).items() if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot}
 
 
 def _no_such_class(spec: str, module: object, cls_name: str, found: object, path: Path | None) -> str:
@@ -212,8 +216,7 @@ def _no_such_class(spec: str, module: object, cls_name: str, found: object, path
     subclass" was said of a class the file does not have), or a name that is not a Bot class;
     with the sdk.Bot classes it does have, to name one of them."""
     where = str(path) if path is not None else f"module {getattr(module, '__name__', '?')!r}"
-    bots = sorted(n for n, obj in vars(module).items()
-                  if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and not n.startswith("_"))
+    bots = sorted(n for n in _bot_classes(module) if not n.startswith("_"))
     has = f"its sdk.Bot classes: {', '.join(bots)}" if bots else "it has no sdk.Bot class"
     if found is None:
         return f"{spec}: no class {cls_name!r} in {where} ({has})"
