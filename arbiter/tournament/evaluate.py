@@ -165,6 +165,9 @@ class EvalResult:
     #: the test ``OwnDealsOrBetting`` chose (``--sprt`` with ``--db``, no test named; None: a test
     #: named): "" the variance-bounded one on the pair's own deals, else why the betting test
     default_why: str | None = None
+    #: with ``store``: the run began (its venue open, its evaluation written or about to be). False
+    #: when it stopped before (a Ctrl-C while its bots started): it wrote nothing to the store
+    begun: bool = False
 
     @property
     def luck(self) -> LuckAdjusted | None:
@@ -769,6 +772,7 @@ def evaluate(
         nonlocal tid, begun
         if store is None or result.read_of is not None or begun:
             return
+        result.begun = True  # (first: a Ctrl-C inside the writing below may have left them written)
         was = tid  # the stored one it resumes or extends (None: a new one)
         tid = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals").id
         begun = True
