@@ -209,6 +209,18 @@ def bot_contents(sources: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def edited_bots(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The file and folder bots of the stored run ``spec`` whose contents now differ from those
+    it was played with (its ``CONTENT_KEY``, ``keyed_spec``): a run of them is not resumed as it
+    is (a tournament's is refused, an evaluation's command begins a new one). Only those found
+    here and read (a relative path is the current directory's): one not found is not said changed."""
+    held = spec.get(CONTENT_KEY)
+    if not isinstance(held, Mapping) or not held:
+        return ()
+    now = bot_contents(tuple(str(s) for s in held))
+    return tuple(sorted(s for s, h in held.items() if s in now and now[s] != h))
+
+
 #: What ``keyed_spec`` says a run whose bots were edited can do instead.
 RUN_WAY_ON = "--fresh plays it again with the bots as they are now, --name NAME starts another run beside it"
 

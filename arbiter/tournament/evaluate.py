@@ -599,6 +599,16 @@ def default_name(spec: Mapping[str, Any]) -> str:
     return _name_prefix(spec) + digest
 
 
+def default_named(name: str, spec: Mapping[str, Any]) -> bool:
+    """Whether the stored evaluation ``name`` (of ``spec``) has the default name of its command
+    (``default_name``; not a ``--name``): the same command finds it by its spec, and with a bot
+    file edited since begins a new one beside it, where one named is refused (``keyed_spec``)."""
+    try:
+        return name.startswith(_name_prefix(spec))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 def _name_prefix(spec: Mapping[str, Any], seed: bool = True) -> str:
     """``evaluate-GAME-A-B-SEED-``: what the default names of one command's evaluations share
     (``default_name``), whatever else their specs hold (``seed`` False: ``evaluate-GAME-A-B-``,

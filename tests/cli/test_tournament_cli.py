@@ -1102,3 +1102,53 @@ def test_the_readers_refuse_a_store_not_there_and_create_none(tmp_path, command)
     r = runner.invoke(app, [*command, "--db", str(path)])
     assert r.exit_code == 2 and f"error: no store at {path}" in " ".join(r.output.split()), r.output
     assert "Traceback" not in r.output and list(tmp_path.iterdir()) == [], r.output
+
+
+_FIRST_LEGAL = "from sdk import Bot\n\n\nclass Mine(Bot):\n    games = ('*',)\n\n    def choose(self, view, legal):\n        return legal[0]\n"
+
+
+def test_an_interrupted_evaluation_whose_bot_file_changed_is_not_promised_a_resume(tmp_path, monkeypatch):
+    """``tournament list`` said of an interrupted evaluation "the arbiter evaluate command that
+    started it, run again, resumes it" after its bot file was edited, when that command (on a secret
+    seed) begins a new evaluation and leaves it as it is, as it says itself when run. The list,
+    ``show`` and ``standings`` say the file changed and what the command does; put back, the file
+    resumes it, and the promise is back."""
+    from arbiter.tournament import evaluate as module
+
+    bot, db = tmp_path / "mybot.py", tmp_path / "e.sqlite"
+    bot.write_text(_FIRST_LEGAL)
+    args = ["evaluate", "spades", str(bot), "greedy", "--deals", "3", "-o", "deals=1", "--transport", "inproc",
+            "--db", str(db)]
+    margin, calls = module._margin, []
+
+    def stop_at_the_third_match(*a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return margin(*a, **kw)
+
+    with monkeypatch.context() as m:
+        m.setattr(module, "_margin", stop_at_the_third_match)
+        assert runner.invoke(app, args).exit_code == 130
+    with Store(db, read_only=True) as store:
+        (old,) = store.tournaments()
+    listed = " ".join(invoke("tournament", "list", "--db", str(db)).stdout.split())
+    assert f"{old.name}: interrupted, nothing runs it; the arbiter evaluate command that started it, run again with " \
+           f"--db {db}, resumes it" in listed, listed
+    bot.write_text(_FIRST_LEGAL + "# edited\n")
+    said = (f"{bot} has changed since it was played: the arbiter evaluate command that started it, run again with "
+            f"--db {db}, begins a new evaluation (on a new seed if it gave no --seed) and leaves this one as it is; it "
+            f"resumes this one with the files as they were (--name {old.name} --fresh plays them as they are now in its "
+            "place)")
+    for reader in (("tournament", "list"), ("tournament", "show", old.name), ("standings", old.name)):
+        text = " ".join(invoke(*reader, "--db", str(db)).stdout.split())
+        assert said in text and "resumes it" not in text.replace("resumes this one", ""), (reader, text)
+    r = runner.invoke(app, args)  # what the list says the command does, it does
+    assert r.exit_code == 0 and "a new evaluation" in " ".join(r.output.split()), r.output
+    with Store(db, read_only=True) as store:
+        kept, new = store.tournaments()
+        assert (kept.name, kept.done, kept.finished) == (old.name, old.done, None) and new.finished is not None
+    bot.write_text(_FIRST_LEGAL)  # put back: the promise holds again
+    listed = " ".join(invoke("tournament", "list", "--db", str(db)).stdout.split())
+    assert f"{old.name}: interrupted, nothing runs it; the arbiter evaluate command that started it" in listed, listed
+    assert "changed since" not in listed, listed
