@@ -149,6 +149,15 @@ def from_folder(spec: str, folder: str | os.PathLike) -> str:
     return f"{alias.strip()}={full}" if named else full
 
 
+def path_from_folder(path: str, folder: str | os.PathLike) -> str:
+    """A file a settings file names (a ladder's ``[server] db`` and ``credentials``): a relative
+    ``path`` made absolute from ``folder``, the settings file's own, as its bots' paths are
+    (``from_folder``); an absolute one, ``~/...`` or "" as written."""
+    if not path or Path(path).is_absolute() or path.startswith("~"):
+        return path
+    return os.path.normpath(os.path.join(os.path.abspath(folder), path))
+
+
 def as_stored_paths(specs: Sequence[str], stored: Sequence[str] | None) -> tuple[str, ...]:
     """``specs`` written as ``stored`` (the bots of a stored run of the same name) writes them
     where they are the same files: a spec file's relative path was stored as written (and read
