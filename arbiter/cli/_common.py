@@ -322,8 +322,9 @@ def interrupted_run(db: Path, what: str, begun: bool, fresh: bool = False, kept:
 
 def creating_store(db: Path) -> None:
     """Say on stderr that a run creates a new store at ``db`` (none there yet): a first run's
-    store, or a typo in --db, which would otherwise start from nothing unsaid."""
-    if not db.exists():
+    store, or a typo in --db, which would otherwise start from nothing unsaid. (No folder to
+    make it in: the store's opening says so, alone.)"""
+    if not db.exists() and db.parent.is_dir():
         err.print(f"creating a new store at {db}", markup=False, highlight=False, soft_wrap=True)
 
 

@@ -341,7 +341,9 @@ def _open_existing(db: Path, writes: bool = False) -> Store:
     command that ``writes`` (``tournament run --resume``) it is opened to be written, so
     that a store of an older schema, which readers refuse, is migrated as the run would."""
     if not db.exists():
-        raise UsageError(f"no store at {db} (run a tournament first, or pass --db)")
+        # (a reader makes none: a typo in --db is said, not read as an empty store)
+        raise UsageError(f"no store at {db} (arbiter tournament run and arbiter evaluate --db make one; another "
+                         "store: --db FILE)")
     return Store(db, read_only=not writes)
 
 
