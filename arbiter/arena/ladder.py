@@ -71,7 +71,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, from_folder, keyed_spec, read_toml
+from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, from_folder, keyed_spec, path_from_folder, read_toml
 from arbiter.batch.submissions import RegistryCatalog, SubmissionCheck, check_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -476,9 +476,10 @@ class ServiceConfig:
             needs TLS).
         port: Port of the Bots service (0: any free port).
         web_port: Port of the leaderboard page (0: any free port; -1: none).
-        credentials: The credentials file (author and admin tokens; mode 0600).
+        credentials: The credentials file (author and admin tokens; mode 0600); one a ladder file
+            names by a relative path is in the file's folder.
         authors: Author tokens to issue (kept in the credentials file).
-        db: SQLite store file.
+        db: SQLite store file; one a ladder file names by a relative path is in the file's folder.
     """
 
     host: str = option("127.0.0.1", table="server")
@@ -510,8 +511,9 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
                     source: str = "arena", folder: str | os.PathLike | None = None) -> tuple[ArenaSpec, ServiceConfig]:
     """The ladder and service settings from TOML-shaped data; ``overrides`` (flags; None
     values ignored) win. Keys of the service go to ServiceConfig, the rest to ArenaSpec.
-    ``folder``: the one ``data``'s relative house-bot paths are relative to (``from_folder``), a
-    file's; the flags' (``--house``) are the current directory's."""
+    ``folder``: the one ``data``'s relative house-bot paths, store (``db``) and credentials file
+    are relative to (``from_folder``, ``path_from_folder``), a file's; the flags' (``--house``,
+    ``--db``, ``--credentials``) and the defaults are the current directory's."""
 
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
@@ -523,6 +525,9 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
     server: dict[str, Any] = given["ServiceConfig"]
     if folder is not None and isinstance(kw.get("house"), (list, tuple)):  # (not strings: refused below)
         kw["house"] = [from_folder(b, folder) if isinstance(b, str) else b for b in kw["house"]]
+    for key in ("db", "credentials") if folder is not None else ():
+        if isinstance(server.get(key), str):
+            server[key] = path_from_folder(server[key], folder)
     for key, value in (overrides or {}).items():
         if value is None:
             continue
@@ -552,7 +557,8 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
 def arena_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> tuple[ArenaSpec, ServiceConfig]:
     """Read a ladder file; ``overrides`` (flags) win. A house bot given by a relative path is
     relative to the file's folder (``from_folder``: its absolute path), as a tournament spec
-    file's bots are; ``--house``'s to the current directory."""
+    file's bots are, and so are its ``[server] db`` and ``credentials``; ``--house``'s,
+    ``--db``'s and ``--credentials``' to the current directory."""
     return arena_from_dict(read_toml(path), overrides, source=str(path), folder=Path(path).parent)
 
 

@@ -149,6 +149,15 @@ def from_folder(spec: str, folder: str | os.PathLike) -> str:
     return f"{alias.strip()}={full}" if named else full
 
 
+def path_from_folder(path: str, folder: str | os.PathLike) -> str:
+    """A file a settings file names (a ladder's ``[server] db`` and ``credentials``): a relative
+    ``path`` made absolute from ``folder``, the settings file's own, as its bots' paths are
+    (``from_folder``); an absolute one, ``~/...`` or "" as written."""
+    if not path or Path(path).is_absolute() or path.startswith("~"):
+        return path
+    return os.path.normpath(os.path.join(os.path.abspath(folder), path))
+
+
 def as_stored_paths(specs: Sequence[str], stored: Sequence[str] | None) -> tuple[str, ...]:
     """``specs`` written as ``stored`` (the bots of a stored run of the same name) writes them
     where they are the same files: a spec file's relative path was stored as written (and read
@@ -207,6 +216,18 @@ def bot_contents(sources: Sequence[str]) -> dict[str, str]:
         except RegistryError:
             continue
     return out
+
+
+def edited_bots(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The file and folder bots of the stored run ``spec`` whose contents now differ from those
+    it was played with (its ``CONTENT_KEY``, ``keyed_spec``): a run of them is not resumed as it
+    is (a tournament's is refused, an evaluation's command begins a new one). Only those found
+    here and read (a relative path is the current directory's): one not found is not said changed."""
+    held = spec.get(CONTENT_KEY)
+    if not isinstance(held, Mapping) or not held:
+        return ()
+    now = bot_contents(tuple(str(s) for s in held))
+    return tuple(sorted(s for s, h in held.items() if s in now and now[s] != h))
 
 
 #: What ``keyed_spec`` says a run whose bots were edited can do instead.

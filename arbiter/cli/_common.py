@@ -303,6 +303,31 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
         raise typer.Exit(130) from None
 
 
+def interrupted_run(db: Path, what: str, begun: bool, fresh: bool = False, kept: str | None = None,
+                    resumes: bool = False) -> str:
+    """The line a run into the store ``db`` (``what``: "tournament", "evaluation") stopped by
+    Ctrl-C or SIGTERM ends with, true of what it left. ``begun``: it had started (its bots up),
+    so its finished matches are stored and the same command resumes it (without ``--fresh``,
+    which would replace it again). Stopped before, it wrote nothing: "the finished matches are
+    stored" said of a run that never started read as if some were. ``kept``: the stored run of
+    that name, as it was; ``resumes``: the same command would resume it (it was checked to)."""
+    if begun:
+        again = " without --fresh" if fresh else ""
+        return f"interrupted: the finished matches are stored in {db}; the same command{again} resumes the {what}"
+    line = f"interrupted before the {what} started: nothing was stored in {db}"
+    if kept is not None:
+        line += f"; {kept} there is as it was" + ("" if fresh or not resumes else ", and the same command resumes it")
+    return line
+
+
+def creating_store(db: Path) -> None:
+    """Say on stderr that a run creates a new store at ``db`` (none there yet): a first run's
+    store, or a typo in --db, which would otherwise start from nothing unsaid. (No folder to
+    make it in: the store's opening says so, alone.)"""
+    if not db.exists() and db.parent.is_dir():
+        err.print(f"creating a new store at {db}", markup=False, highlight=False, soft_wrap=True)
+
+
 #: How long a graceful stop on SIGTERM may take before the process ends as SIGTERM ends it.
 STOP_GRACE_S = 60.0
 

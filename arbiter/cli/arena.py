@@ -34,7 +34,7 @@ A ladder file (every key optional except ``game``; flags override it)::
     [server]
     port = 50051                # the Bots service (submissions with author tokens)
     web_port = 8080             # the leaderboard: http://127.0.0.1:8080/a/NAME (-1: none)
-    credentials = "arbiter-credentials.json"
+    credentials = "arbiter-credentials.json"  # beside this file, as db (without them: the current folder's)
     authors = ["alice", "bob"]
     db = "arena.sqlite"
 
@@ -250,16 +250,34 @@ def credentials_line(path: str, authors: list[str], remote: bool) -> str:
 
 
 def _beside_the_file(config: Path, paths: dict[str, str]) -> None:
-    """UsageError when the ladder file names its store by a relative path that is read from the
-    current folder while the file's own folder holds that store: started from elsewhere, the
-    arena would begin a new, empty ladder there (with new credentials), the old one untouched
-    and unsaid."""
-    for what, value in paths.items():  # ("db", "arena.sqlite"), as the file (or its default) has it
+    """UsageError where the ladder's store or credentials file (``paths``: those no flag gave,
+    as the service has them) is not where an earlier run from this folder left it, and the
+    arena would begin a new, empty ladder (with new credentials), the old one untouched and
+    unsaid. A path the file writes is its folder's (``arena_from_toml``), where an arbiter
+    before 8 December 2026 read it from the current folder: a store kept there by that reading
+    is named, with the flag that goes on with it. A default one (the file writes none) is the
+    current folder's, as every command's --db is: the file's folder holding one instead is
+    named likewise."""
+    from arbiter.batch.settings import read_toml
+
+    written = read_toml(config).get("server", {})
+    for what, value in paths.items():  # ("db", "/abs/conf/arena.sqlite"), as the service has it
+        if isinstance(written.get(what), str):  # the file's: its folder's now, the current folder's before
+            raw = written[what]
+            here, there = Path(value), Path(raw)
+            if not here.exists() and not there.is_absolute() and there.exists() and here.resolve() != there.resolve():
+                kept = f" (with its {there.stem}.bots folder)" if what == "db" else ""
+                raise UsageError(f"{config}: [server] {what} = {raw!r} is the ladder file's folder's, {here}, which is "
+                                 f"not there, while the current folder has {there}, where an arbiter before 8 December "
+                                 f"2026 kept it: give --{what} {there.resolve()} to go on with it there, or move it{kept} "
+                                 f"beside the file")
+            continue
         here, there = Path(value), config.parent / value
         if not here.is_absolute() and not here.exists() and there.exists() and here.resolve() != there.resolve():
-            raise UsageError(f"{config}: [server] {what} = {value!r} is read from the current folder, which has none, "
-                             f"while the ladder file's folder has {there}: run arbiter arena from {config.parent} "
-                             f"(or give --{what} {there} to resume it, --{what} {value} to begin a new one here)")
+            raise UsageError(f"{config}: [server] {what} is not set, so {value!r} is read from the current folder, which "
+                             f"has none, while the ladder file's folder has {there}: run arbiter arena from "
+                             f"{config.parent} (or give --{what} {there} to resume it, --{what} {value} to begin a new "
+                             "one here)")
 
 
 def _serve_web(web: Any) -> None:

@@ -32,8 +32,8 @@ from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
-    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, is_stdout, need, out, show_progress,
-    terminate_as_interrupt, write_text,
+    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, creating_store, err, interrupted_run,
+    is_stdout, need, out, show_progress, terminate_as_interrupt, write_text,
 )
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ def evaluate(
                                   "--deals (no --name) its first deals are read, none played. On a secret seed (a bot "
                                   "not installed here, no --seed) it resumes or extends only an unfinished evaluation "
                                   "or the one --name names, and reads none: after a finished one a new one starts on "
-                                  "a new seed. Nothing is written until the run has started (its bots up, its cluster reached).")] = None,
+                                  "a new seed. Nothing is written until the run has started (its bots up, its cluster reached). A "
+                                  "FILE not there yet is created, and said so on stderr.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
@@ -175,7 +176,7 @@ def evaluate(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from arbiter.store.db import Store
+    from arbiter.store.db import READ_ERRORS, Store
     from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, evaluate as run_evaluation
     from arbiter.rating.betting import known_bounds
     from arbiter.tournament.probes import LUCK_PROBES
@@ -268,6 +269,8 @@ def evaluate(
     # for a searching bot): one that cannot keep the matches (no folder, not a store, read-only), or
     # that another run is writing, is said now, not after them (the run keeps the lock it finds taken).
     # A scheduler's stop (SIGTERM) ends it as Ctrl-C does, from the store's opening on: the probes too.
+    if db is not None:
+        creating_store(db)
     with terminate_as_interrupt(), _run(Store, db) if db is not None else contextlib.nullcontext() as store:
         if store is not None:
             _run(store.lock)
@@ -299,7 +302,10 @@ def evaluate(
                             progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
                 progress.remove_task(probe_task)
 
+            started: list[EvalResult] = []  # the result, once the run knows what it continues or begins
+
             def on_start(r: EvalResult) -> None:
+                started.append(r)
                 if (line := _edited_line(r, db)) is not None:  # said now, not only once it is over (or cut off)
                     progress.print(line, highlight=False, markup=False, soft_wrap=True)
 
@@ -313,9 +319,14 @@ def evaluate(
                 except KeyboardInterrupt:  # as `arbiter tournament run` says it: where the matches are, how to go on
                     if store is None:
                         raise
-                    again = " without --fresh" if fresh else ""
-                    err.print(f"interrupted: the finished matches are stored in {db}; the same command{again} resumes the "
-                              "evaluation", markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
+                    r = started[0] if started else None
+                    kept = None
+                    if r is not None and not r.begun and r.stored_as is not None:  # the store as it was
+                        with contextlib.suppress(*READ_ERRORS):
+                            kept = shlex.quote(r.stored_as) if store.stored_spec(r.stored_as) is not None else None
+                    said = interrupted_run(db, "evaluation", r is not None and r.begun, fresh, kept,
+                                           r is not None and r.read_of is None)
+                    err.print(said, markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
                     raise typer.Exit(130) from None
 
             result = _run(run, store)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import sys
 from shlex import quote
@@ -29,7 +30,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    emit, fail, need, show_progress, stderr_block, tournament_app,
+    creating_store, emit, fail, interrupted_run, need, show_progress, stderr_block, tournament_app,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -121,14 +122,29 @@ def tournament_run(
         _run(fail, "--shared-bots: only with a cluster (--cluster, or cluster in the spec), whose workers read the "
              "registry folder; without one, the bots run on this machine")
 
+    begun: list[bool] = []  # the run started (its bots up): from then on it writes
+    checked: list[bool] = []  # the store was asked what the run resumes (its first progress)
+
     def run(on_progress) -> None:
+        def progress(p) -> None:
+            checked.append(True)
+            if on_progress is not None:
+                on_progress(p)
+
         try:
-            asyncio.run(run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
+            asyncio.run(run_tournament(spec, store, None, progress, fresh, transport, ship_bots=not shared_bots,
+                                       on_begin=lambda: begun.append(True)))
         except KeyboardInterrupt:
-            err.print(f"interrupted: the finished matches are stored in {db}; the same command resumes the tournament",
-                      markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
+            kept = None
+            if not begun:  # the store as it was: nothing written
+                with contextlib.suppress(*READ_ERRORS):
+                    kept = store.stored_spec(spec.display_name)
+            said = interrupted_run(db, "tournament", bool(begun), fresh, quote(spec.display_name) if kept else None,
+                                   bool(checked))
+            err.print(said, markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
             raise typer.Exit(130) from None
 
+    creating_store(db)
     with terminate_as_interrupt(), _run(Store, db) as store:  # a scheduler's stop ends it as Ctrl-C does
         if quiet:  # only the standings (no progress, no watch line; `arbiter watch --db` still finds it)
             quiet_runs: list[Path] = []
@@ -325,7 +341,9 @@ def _open_existing(db: Path, writes: bool = False) -> Store:
     command that ``writes`` (``tournament run --resume``) it is opened to be written, so
     that a store of an older schema, which readers refuse, is migrated as the run would."""
     if not db.exists():
-        raise UsageError(f"no store at {db} (run a tournament first, or pass --db)")
+        # (a reader makes none: a typo in --db is said, not read as an empty store)
+        raise UsageError(f"no store at {db} (arbiter tournament run and arbiter evaluate --db make one; another "
+                         "store: --db FILE)")
     return Store(db, read_only=not writes)
 
 

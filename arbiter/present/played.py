@@ -171,7 +171,35 @@ def interrupted_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) 
     quoted to paste (``tournament run --resume`` reads its settings from the store: a command
     of its flags would show its seed, withheld until it ends). An evaluation's own command
     resumes it."""
+    from arbiter.batch.settings import edited_bots
+
+    if files := edited_bots(spec):  # its resume would not happen: said what the command does instead
+        return f"interrupted, nothing runs it; {edited_text(name, spec, db, files)}"
     return f"interrupted, nothing runs it; {resume_text(name, spec, db)}"  # (as a withheld match's refusal says it)
+
+
+def edited_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike, files: Sequence[str]) -> str:
+    """What an interrupted run whose bot ``files`` changed since it was played (``edited_bots``)
+    needs said instead of the command that resumes it, which would not: an evaluation's command
+    begins a new evaluation beside it (its default name is its spec's, the files' contents
+    included), or is refused (one named with --name); ``tournament run --resume`` is refused.
+    Each resumes it with the files as they were."""
+    from shlex import quote
+
+    changed = f"{', '.join(files)} {'has' if len(files) == 1 else 'have'} changed since it was played"
+    where = f"--db {quote(str(db))}"
+    if "evaluate" in spec:
+        from arbiter.tournament.evaluate import default_named
+
+        if default_named(name, spec):
+            return (f"{changed}: the arbiter evaluate command that started it, run again with {where}, begins a new "
+                    f"evaluation (on a new seed if it gave no --seed) and leaves this one as it is; it resumes this one "
+                    f"with the files as they were (--name {quote(name)} --fresh plays them as they are now in its place)")
+        return (f"{changed}: the arbiter evaluate command that started it (--name {quote(name)}), run again with "
+                f"{where}, is refused; it resumes it with the files as they were (with --fresh it plays them as they "
+                f"are now in its place)")
+    return (f"{changed}: arbiter tournament run --resume {quote(name)} {where} is refused; it resumes it with the files "
+            f"as they were (the command that started it, with --fresh, plays them as they are now in its place)")
 
 
 def with_clock(info: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:

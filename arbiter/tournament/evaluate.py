@@ -165,6 +165,9 @@ class EvalResult:
     #: the test ``OwnDealsOrBetting`` chose (``--sprt`` with ``--db``, no test named; None: a test
     #: named): "" the variance-bounded one on the pair's own deals, else why the betting test
     default_why: str | None = None
+    #: with ``store``: the run began (its venue open, its evaluation written or about to be). False
+    #: when it stopped before (a Ctrl-C while its bots started): it wrote nothing to the store
+    begun: bool = False
 
     @property
     def luck(self) -> LuckAdjusted | None:
@@ -596,6 +599,16 @@ def default_name(spec: Mapping[str, Any]) -> str:
     return _name_prefix(spec) + digest
 
 
+def default_named(name: str, spec: Mapping[str, Any]) -> bool:
+    """Whether the stored evaluation ``name`` (of ``spec``) has the default name of its command
+    (``default_name``; not a ``--name``): the same command finds it by its spec, and with a bot
+    file edited since begins a new one beside it, where one named is refused (``keyed_spec``)."""
+    try:
+        return name.startswith(_name_prefix(spec))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 def _name_prefix(spec: Mapping[str, Any], seed: bool = True) -> str:
     """``evaluate-GAME-A-B-SEED-``: what the default names of one command's evaluations share
     (``default_name``), whatever else their specs hold (``seed`` False: ``evaluate-GAME-A-B-``,
@@ -769,6 +782,7 @@ def evaluate(
         nonlocal tid, begun
         if store is None or result.read_of is not None or begun:
             return
+        result.begun = True  # (first: a Ctrl-C inside the writing below may have left them written)
         was = tid  # the stored one it resumes or extends (None: a new one)
         tid = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals, extend="deals").id
         begun = True

@@ -260,6 +260,7 @@ async def run_tournament(
     max_restarts: int = 3,
     cluster: str | None = None,
     ship_bots: bool = True,
+    on_begin: Callable[[], None] | None = None,
 ) -> list[MatchRow]:
     """Run (or resume) the tournament; returns every match row once all are stored.
 
@@ -276,6 +277,10 @@ async def run_tournament(
     same seeds, same records, written here as they arrive. ``ship_bots=False`` sends
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
+
+    ``on_begin`` is called once the run is known to start (its bots up, its cluster reached),
+    before it writes its tournament: a run stopped before then (a Ctrl-C while its bots start)
+    wrote nothing, and its caller can say so rather than "the finished matches are stored".
     """
     from arbiter.batch.engine import BotsDoNotPlay, batch_key, play_batch
     from arbiter.batch.venue import Kind, describe, open_venue
@@ -327,6 +332,8 @@ async def run_tournament(
         """The run starts: its tournament written (created; with ``fresh`` the old one replaced
         in the same transaction; resumed: as it was), with its plan, seed and entrants."""
         nonlocal tour
+        if on_begin is not None:
+            on_begin()
         tour = store.open_tournament(name, spec.game, key, fresh=fresh)
         if drawn is not None and store.secret_seed(tour.id, drawn) != drawn:  # (one run at a time: the lock)
             raise StoreError(f"tournament {name!r} in {store.path}: its secret seed changed under this run")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -253,20 +254,90 @@ def test_bots_show_says_a_copy_that_is_not_there_is_missing(tmp_path):
 def test_a_ladder_file_run_from_another_folder_does_not_begin_a_new_ladder_unsaid(tmp_path, monkeypatch):
     """``arbiter arena conf/ladder.toml`` from another folder read the file's ``db =
     "arena.sqlite"`` (and its credentials) from the current folder: a new, empty ladder began
-    there, with new author tokens, the one beside the file untouched and never mentioned. It
-    is refused, saying where the store is and how to resume it or begin anew on purpose."""
+    there, with new author tokens, the one beside the file untouched and never mentioned. A
+    file's store and credentials are its folder's now, as its house bots are (the arena run so:
+    test_a_ladder_beside_its_file_goes_on_from_another_folder). A file that names no store reads
+    the default one from the current folder, as every command does; one beside the file instead
+    is refused, saying where it is and how to resume it or begin anew on purpose."""
+    from arbiter.arena.ladder import arena_from_toml
     from arbiter.store.db import Store
 
-    conf = tmp_path / "conf"
-    conf.mkdir()
+    conf, elsewhere = tmp_path / "conf", tmp_path / "elsewhere"
+    conf.mkdir(), elsewhere.mkdir()
     (conf / "ladder.toml").write_text('game = "spades"\nhouse = ["random", "greedy"]\n[server]\nport = 0\nweb_port = -1\n'
                                       'db = "arena.sqlite"\ncredentials = "creds.json"\n')
+    (conf / "bare.toml").write_text('game = "spades"\nhouse = ["random", "greedy"]\n[server]\nport = 0\nweb_port = -1\n'
+                                    'credentials = "creds.json"\n')
     Store(conf / "arena.sqlite").close()
-    monkeypatch.chdir(tmp_path)
-    r = runner.invoke(app, ["arena", str(conf / "ladder.toml"), "--max-encounters", "1"])
+    monkeypatch.chdir(elsewhere)
+    _, service = arena_from_toml(Path("..") / "conf" / "ladder.toml")
+    assert (service.db, service.credentials) == (str(conf / "arena.sqlite"), str(conf / "creds.json"))
+    _, service = arena_from_toml(Path("..") / "conf" / "bare.toml")  # no db: the default, the current folder's
+    assert (service.db, service.credentials) == ("arena.sqlite", str(conf / "creds.json"))
+    r = runner.invoke(app, ["arena", str(conf / "bare.toml"), "--max-encounters", "1"])
     said = " ".join(r.output.split())
-    assert r.exit_code == 2 and "[server] db = 'arena.sqlite' is read from the current folder" in said, said
-    assert f"--db {conf / 'arena.sqlite'}" in said and not (tmp_path / "arena.sqlite").exists(), said
+    assert r.exit_code == 2 and "[server] db is not set, so 'arena.sqlite' is read from the current folder" in said, said
+    assert f"--db {conf / 'arena.sqlite'}" in said and list(elsewhere.iterdir()) == [], said
+
+
+@pytest.mark.e2e
+def test_a_ladder_beside_its_file_goes_on_from_another_folder(tmp_path, monkeypatch):
+    """The ladder a file's ``db`` names, begun from the file's folder, goes on when the arena is
+    run from another folder (its store and credentials the file's folder's), and nothing is made
+    where it was started."""
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+
+    conf, elsewhere = tmp_path / "conf", tmp_path / "elsewhere"
+    conf.mkdir(), elsewhere.mkdir()
+    (conf / "ladder.toml").write_text('name = "l"\ngame = "spades"\nhouse = ["random", "greedy"]\nseed = 1\n'
+                                      '[options]\ndeals = 1\n[server]\nport = 0\nweb_port = -1\n'
+                                      'db = "arena.sqlite"\ncredentials = "creds.json"\n')
+    for folder in (conf, elsewhere):  # begun beside the file, then run on from another folder
+        monkeypatch.chdir(folder)
+        r = runner.invoke(app, ["arena", str(Path(os.path.relpath(conf, folder)) / "ladder.toml"), "--max-encounters", "1"])
+        said = " ".join(r.output.split())
+        assert r.exit_code == 0 and "arena stopped: 1 encounter stored by this run" in said, said
+        assert f"credentials: {conf / 'creds.json'}" in said and f"--db {conf / 'arena.sqlite'}" in said, said
+    assert list(elsewhere.iterdir()) == [], said
+    with Store(conf / "arena.sqlite", read_only=True) as store:
+        assert len(Arenas(store).encounters(Arenas(store).arena("l").id, "done")) == 2  # the one ladder, on
+
+
+def test_a_ladder_whose_store_an_older_arbiter_kept_in_the_current_folder_is_named_not_begun_anew(tmp_path, monkeypatch):
+    """A ladder file's relative ``db`` and ``credentials`` were the current folder's before they
+    were the file's: a ladder started from beside its store, its file elsewhere, kept them there.
+    Run again from that folder, the arena would now begin a new, empty ladder beside the file,
+    with new tokens. It is refused instead, naming the store (or credentials) it finds where the
+    older arbiter kept it and the flag that goes on with it; absolute paths mean what they did."""
+    from arbiter.store.db import Store
+
+    conf, run = tmp_path / "conf", tmp_path / "run"
+    conf.mkdir(), run.mkdir()
+    (conf / "ladder.toml").write_text('game = "spades"\nhouse = ["random", "greedy"]\n[server]\nport = 0\nweb_port = -1\n'
+                                      'db = "arena.sqlite"\ncredentials = "creds.json"\n')
+    Store(run / "arena.sqlite").close()
+    monkeypatch.chdir(run)
+    r = runner.invoke(app, ["arena", "../conf/ladder.toml", "--max-encounters", "1"])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "Traceback" not in said, said
+    assert (f"[server] db = 'arena.sqlite' is the ladder file's folder's, {conf / 'arena.sqlite'}, which is not there, "
+            f"while the current folder has arena.sqlite") in said, said
+    assert f"--db {run / 'arena.sqlite'} to go on with it there, or move it (with its arena.bots folder)" in said, said
+    assert sorted(p.name for p in conf.iterdir()) == ["ladder.toml"], said  # nothing begun beside the file
+    (run / "creds.json").write_text("{}")
+    r = runner.invoke(app, ["arena", "../conf/ladder.toml", "--db", str(tmp_path / "new.sqlite"), "--max-encounters", "1"])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "[server] credentials = 'creds.json' is the ladder file's folder's" in said, said
+    assert f"--credentials {run / 'creds.json'}" in said and not (tmp_path / "new.sqlite").exists(), said
+    (conf / "abs.toml").write_text(f'game = "spades"\nhouse = ["random", "greedy"]\n[server]\n'
+                                   f'db = "{run / "arena.sqlite"}"\ncredentials = "{run / "c2.json"}"\n')
+    from arbiter.arena.ladder import arena_from_toml
+
+    _, service = arena_from_toml(conf / "abs.toml")
+    assert (service.db, service.credentials) == (str(run / "arena.sqlite"), str(run / "c2.json"))
+    _, service = arena_from_toml(Path("..") / "conf" / "ladder.toml", {"db": "here.sqlite"})  # a flag's: the current folder's
+    assert (service.db, service.credentials) == ("here.sqlite", str(conf / "creds.json"))
 
 
 def test_the_arenas_credentials_line_names_its_authors_and_says_when_nobody_can_submit():

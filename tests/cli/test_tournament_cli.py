@@ -1038,3 +1038,117 @@ def test_tournament_show_help_says_what_each_column_means(db):
     assert "match id" in heads and "spec" in entrants, (heads, entrants)
     for head in heads + entrants + ["incidents", "team"]:
         assert re.search(rf"(^|[ ;:(]){re.escape(head)}[ ,]", help_text), (head, help_text)
+
+
+def _stopped_while_the_bots_start(monkeypatch, module: str) -> None:
+    """A Ctrl-C as the run's venue opens (its bots starting): before the run is known to start."""
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+        yield  # noqa: unreachable (an async generator)
+
+    monkeypatch.setattr(module, stopped)
+
+
+def test_a_run_stopped_before_it_started_says_nothing_was_stored(tmp_path, monkeypatch):
+    """Ctrl-C while a tournament's bots were starting said "the finished matches are stored in
+    DB; the same command resumes the tournament", when the run had written nothing (it writes
+    once it is known to start): no tournament there to resume, or, with --fresh, the stored one
+    it was to replace left as it was. What it says now is what is true of the store."""
+    path = tmp_path / "t.sqlite"
+    args = ("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "-o", "deals=1",
+            "--deals", "1", "--seed", "1", "--name", "night", "--quiet")
+    with monkeypatch.context() as m:
+        _stopped_while_the_bots_start(m, "arbiter.batch.venue.open_venue")
+        r = runner.invoke(app, list(args))
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 130 and f"interrupted before the tournament started: nothing was stored in {path}" in said, said
+    assert "finished matches" not in said and "resumes" not in said and "Traceback" not in r.output, said
+    with Store(path, read_only=True) as store:
+        assert store.tournaments() == []
+    assert invoke(*args).exit_code == 0  # played whole
+    with monkeypatch.context() as m:
+        _stopped_while_the_bots_start(m, "arbiter.batch.venue.open_venue")
+        r = runner.invoke(app, [*args, "--fresh"])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 130 and f"nothing was stored in {path}; night there is as it was" in said, said
+    assert "finished matches" not in said and "resumes" not in said, said
+    with Store(path, read_only=True) as store:
+        (t,) = store.tournaments()
+        assert t.name == "night" and t.finished is not None and t.done == t.planned == 2
+
+
+def test_a_run_into_a_store_not_there_says_it_creates_one(tmp_path):
+    """``--db`` naming a file that is not there (a first run, or a typo of the store meant)
+    created an empty store in silence, and a typo then started from nothing: a run says it
+    creates one, on stderr; a run into a store that is there says nothing of it."""
+    path = tmp_path / "new.sqlite"
+    args = ["tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "-o", "deals=1",
+            "--deals", "1", "--seed", "1", "--quiet"]
+    r = runner.invoke(app, args + ["--name", "a"])
+    assert r.exit_code == 0 and " ".join(r.stderr.split()) == f"creating a new store at {path}", r.output
+    r = runner.invoke(app, args + ["--name", "b"])
+    assert r.exit_code == 0 and "creating" not in r.stderr, r.output
+
+
+@pytest.mark.parametrize("command", [("standings",), ("standings", "--arena", "x"), ("tournament", "list"),
+                                     ("tournament", "show"), ("tournament", "show", "x", "--match", "1"),
+                                     ("tournament", "run", "--resume", "x")])
+def test_the_readers_refuse_a_store_not_there_and_create_none(tmp_path, command):
+    """A reader given a --db that is not there (a typo) says so, naming the path, and creates nothing."""
+    path = tmp_path / "typo.sqlite"
+    r = runner.invoke(app, [*command, "--db", str(path)])
+    assert r.exit_code == 2 and f"error: no store at {path}" in " ".join(r.output.split()), r.output
+    assert "Traceback" not in r.output and list(tmp_path.iterdir()) == [], r.output
+
+
+_FIRST_LEGAL = "from sdk import Bot\n\n\nclass Mine(Bot):\n    games = ('*',)\n\n    def choose(self, view, legal):\n        return legal[0]\n"
+
+
+def test_an_interrupted_evaluation_whose_bot_file_changed_is_not_promised_a_resume(tmp_path, monkeypatch):
+    """``tournament list`` said of an interrupted evaluation "the arbiter evaluate command that
+    started it, run again, resumes it" after its bot file was edited, when that command (on a secret
+    seed) begins a new evaluation and leaves it as it is, as it says itself when run. The list,
+    ``show`` and ``standings`` say the file changed and what the command does; put back, the file
+    resumes it, and the promise is back."""
+    from arbiter.tournament import evaluate as module
+
+    bot, db = tmp_path / "mybot.py", tmp_path / "e.sqlite"
+    bot.write_text(_FIRST_LEGAL)
+    args = ["evaluate", "spades", str(bot), "greedy", "--deals", "3", "-o", "deals=1", "--transport", "inproc",
+            "--db", str(db)]
+    margin, calls = module._margin, []
+
+    def stop_at_the_third_match(*a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return margin(*a, **kw)
+
+    with monkeypatch.context() as m:
+        m.setattr(module, "_margin", stop_at_the_third_match)
+        assert runner.invoke(app, args).exit_code == 130
+    with Store(db, read_only=True) as store:
+        (old,) = store.tournaments()
+    listed = " ".join(invoke("tournament", "list", "--db", str(db)).stdout.split())
+    assert f"{old.name}: interrupted, nothing runs it; the arbiter evaluate command that started it, run again with " \
+           f"--db {db}, resumes it" in listed, listed
+    bot.write_text(_FIRST_LEGAL + "# edited\n")
+    said = (f"{bot} has changed since it was played: the arbiter evaluate command that started it, run again with "
+            f"--db {db}, begins a new evaluation (on a new seed if it gave no --seed) and leaves this one as it is; it "
+            f"resumes this one with the files as they were (--name {old.name} --fresh plays them as they are now in its "
+            "place)")
+    for reader in (("tournament", "list"), ("tournament", "show", old.name), ("standings", old.name)):
+        text = " ".join(invoke(*reader, "--db", str(db)).stdout.split())
+        assert said in text and "resumes it" not in text.replace("resumes this one", ""), (reader, text)
+    r = runner.invoke(app, args)  # what the list says the command does, it does
+    assert r.exit_code == 0 and "a new evaluation" in " ".join(r.output.split()), r.output
+    with Store(db, read_only=True) as store:
+        kept, new = store.tournaments()
+        assert (kept.name, kept.done, kept.finished) == (old.name, old.done, None) and new.finished is not None
+    bot.write_text(_FIRST_LEGAL)  # put back: the promise holds again
+    listed = " ".join(invoke("tournament", "list", "--db", str(db)).stdout.split())
+    assert f"{old.name}: interrupted, nothing runs it; the arbiter evaluate command that started it" in listed, listed
+    assert "changed since" not in listed, listed

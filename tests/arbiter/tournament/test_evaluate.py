@@ -874,3 +874,52 @@ def test_an_evaluation_that_cannot_start_leaves_the_store_as_it_was(tmp_path, mo
         assert _dump(db) == before, args
     listed = CliRunner().invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "200"})
     assert "interrupted" not in listed.output and listed.output.count("finished") == 2, listed.output
+
+
+def test_an_evaluation_stopped_before_it_started_says_what_the_store_holds(tmp_path, monkeypatch) -> None:
+    """Ctrl-C while the evaluation's bots were starting said "the finished matches are stored in
+    DB; the same command resumes the evaluation", when the run had written nothing (it writes once
+    it is known to start): a new one left nothing to resume; one it was to extend is as it was.
+    What it says now is what is true of the store; stopped once begun, it says as before."""
+    import contextlib
+
+    from arbiter.tournament import evaluate as module
+
+    @contextlib.asynccontextmanager
+    async def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+        yield  # noqa: unreachable (an async generator)
+
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spades", "heuristic", "greedy", "-o", "deals=1", "--db", str(db), "--deals"]
+    with monkeypatch.context() as m:
+        m.setattr(module, "open_venue", stopped)
+        r = CliRunner().invoke(app, [*args, "2"])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 130 and f"interrupted before the evaluation started: nothing was stored in {db}" in said, said
+    assert "finished matches" not in said and "resumes" not in said and "Traceback" not in r.output, said
+    assert said.startswith(f"creating a new store at {db} "), said  # (--db not there: a first run, or a typo)
+    with Store(db, read_only=True) as store:
+        assert store.tournaments() == []
+    r = CliRunner().invoke(app, [*args, "2"])
+    assert r.exit_code == 0 and "creating" not in r.stderr, r.output
+    with Store(db, read_only=True) as store:
+        (before,) = store.tournaments()
+    with monkeypatch.context() as m:  # the same command to 4 deals extends it: stopped before, it is as it was
+        m.setattr(module, "open_venue", stopped)
+        r = CliRunner().invoke(app, [*args, "4"])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 130 and (f"nothing was stored in {db}; {before.name} there is as it was, and the same command "
+                                   "resumes it") in said, said
+    with Store(db, read_only=True) as store:
+        assert store.tournaments() == [before]
+
+    def stop_at_the_first_match(*args, **kwargs):  # once begun (its evaluation written)
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(module, "_margin", stop_at_the_first_match)
+        r = CliRunner().invoke(app, [*args, "4", "--fresh"])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 130 and (f"interrupted: the finished matches are stored in {db}; the same command without "
+                                   "--fresh resumes the evaluation") in said, said
