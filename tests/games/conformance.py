@@ -108,7 +108,7 @@ def walk_cards(value: Any, out: list[Card] | None = None) -> list[Card]:
                 if fixed and _fixed(c) is not None:  # an enum member holds nothing
                     fixed = (_WALKED.get(id(v)) or (None,))[0] is v  # remembered: fixed all through
         if fixed:
-            if len(_WALKED) > 200_000:  # bounded: it keeps what it read alive (so no id is reused)
+            if len(_WALKED) > 2_000:  # bounded: it keeps what it read alive (so no id is reused)
                 _WALKED.clear()
             _WALKED[id(value)] = (value, mine)
         out.extend(mine)
@@ -117,7 +117,7 @@ def walk_cards(value: Any, out: list[Card] | None = None) -> list[Card]:
 
 #: id -> (value, its cards) of the values ``walk_cards`` has read that cannot change (an
 #: immutable value holding only such values); the value is kept, so its id cannot be
-#: another object's while it is here.
+#: another object's while it is here. Bounded at 2,000, as ``_SHOWN`` (below).
 _WALKED: dict[int, tuple[Any, list[Card]]] = {}
 #: class -> True: its values cannot change, what they hold may (tuples, frozensets, frozen
 #: dataclasses: remembered only when all they hold is remembered or an atom); None: an
@@ -126,8 +126,8 @@ _FIXED: dict[type, bool | None] = {tuple: True, frozenset: True, list: False, se
 
 
 def _fixed(cls: type) -> bool | None:
-    known = _FIXED.get(cls, 0)
-    if known == 0:
+    known = _FIXED.get(cls, _FIXED)
+    if known is _FIXED:  # not known yet (False == 0: a list's was worked out again at every call)
         if issubclass(cls, enum.Enum):
             known = None
         else:
@@ -329,7 +329,7 @@ def _mask(value: Any, cls: type, kind: int, keep: bool = True) -> int:
     if not fixed:
         return ~mask
     if keep:
-        if len(_KEPT) >= 50_000:  # bounded
+        if len(_KEPT) >= 2_000:  # bounded: most of it is one step's new tuples (below)
             _SHOWN.clear()
             _BY_PARTS.clear()
             _KEPT.clear()
@@ -378,6 +378,10 @@ def mask_cards(mask: int) -> list[str]:
 #: and atoms), and those values, kept (so no id here is another object's while it is
 #: here). Masks and a list, not (value, mask) pairs: ints and a list's slots are no
 #: objects the garbage collector tracks, and 50,000 pairs made it a quarter of the check.
+#: Bounded at 2,000 values, as ``_WALKED``: what an engine shares is a few hundred, the
+#: rest one step's new tuples and views, which the collector reads again and again while
+#: they are kept (50,000 kept cost the leak and re-deal tests 0.3-0.5 CPU-s more, 200,000
+#: in ``_WALKED`` the Spades and Spot leak playouts 0.5 s more, than 2,000).
 _SHOWN: dict[int, int] = {}
 #: the ids of a remembered tuple's parts -> its mask: another tuple of the same parts (kept
 #: alive in the remembered one) shows the same cards.
