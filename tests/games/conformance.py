@@ -82,37 +82,51 @@ def walk_cards(value: Any, out: list[Card] | None = None) -> list[Card]:
     cls = value.__class__
     if cls is Card:
         out.append(value)
-    elif cls in _LEAVES:
-        pass
-    else:
-        kept = _WALKED.get(id(value))
-        if kept is not None and kept[0] is value:
-            out.extend(kept[1])
-            return out
-        mine: list[Card] = []
-        if cls in _CONTAINERS or isinstance(value, (tuple, list, frozenset, set)):
-            parts = value
-        else:
-            names = _FIELDS.get(cls)
-            if names is None:
-                names = _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(value))
-                                        if dataclasses.is_dataclass(value) and not isinstance(value, type) else ())
-            parts = [getattr(value, name) for name in names]
-        fixed = _fixed(cls)  # and everything inside it (below)
-        for v in parts:
-            c = v.__class__
-            if c is Card:
-                mine.append(v)
-            elif c not in _LEAVES:
-                walk_cards(v, mine)
-                if fixed and _fixed(c) is not None:  # an enum member holds nothing
-                    fixed = (_WALKED.get(id(v)) or (None,))[0] is v  # remembered: fixed all through
-        if fixed:
-            if len(_WALKED) > 2_000:  # bounded: it keeps what it read alive (so no id is reused)
-                _WALKED.clear()
-            _WALKED[id(value)] = (value, mine)
-        out.extend(mine)
+    elif cls not in _LEAVES:
+        out.extend(_walk(value, cls)[1])
     return out
+
+
+def _walk(value: Any, cls: type) -> tuple[Any, list[Card]]:
+    """``walk_cards`` of a value neither a card nor an atom: (value, its cards) as
+    ``_WALKED`` keeps them if it cannot change (``_NOTHING`` for an enum member), else
+    (None, its cards)."""
+    kept = _WALKED.get(id(value))
+    if kept is not None and kept[0] is value:
+        return kept
+    fixed = _FIXED.get(cls, _FIXED)
+    if fixed is _FIXED:
+        fixed = _fixed(cls)
+    if fixed is None:  # an enum member holds nothing
+        return _NOTHING
+    if cls in _CONTAINERS or isinstance(value, (tuple, list, frozenset, set)):
+        parts = value
+    else:
+        get = _WALK_GETTERS.get(cls)
+        if get is None:
+            names = (tuple(f.name for f in dataclasses.fields(value))
+                     if dataclasses.is_dataclass(value) and not isinstance(value, type) else ())
+            get = _WALK_GETTERS[cls] = _getter(names)
+        parts = get(value)
+    mine: list[Card] = []
+    walked = _WALKED
+    for v in parts:  # the cases above, for each part, without a call
+        c = v.__class__
+        if c is Card:
+            mine.append(v)
+        elif c not in _LEAVES:
+            kept = walked.get(id(v))
+            if kept is None or kept[0] is not v:
+                kept = _walk(v, c)
+                if kept[0] is None:  # may change: so may this value
+                    fixed = False
+            mine.extend(kept[1])
+    if not fixed:
+        return None, mine
+    if len(_WALKED) > 2_000:  # bounded: it keeps what it read alive (so no id is reused)
+        _WALKED.clear()
+    kept = _WALKED[id(value)] = (value, mine)
+    return kept
 
 
 #: id -> (value, its cards) of the values ``walk_cards`` has read that cannot change (an
@@ -139,8 +153,11 @@ def _fixed(cls: type) -> bool | None:
 
 _LEAVES = frozenset({int, float, bool, str, bytes, type(None)})
 _CONTAINERS = frozenset({tuple, list, frozenset, set})
-#: class -> its dataclass field names (() for a class that is not a dataclass).
-_FIELDS: dict[type, tuple[str, ...]] = {}
+#: class -> a function reading its dataclass fields' values, as a tuple (none for a class
+#: that is not a dataclass).
+_WALK_GETTERS: dict[type, Any] = {}
+#: What ``_walk`` gives for an enum member: nothing, and nothing that may change.
+_NOTHING: tuple[Any, list[Card]] = (enum.Enum, [])
 
 
 _ATOMS = (int, float, bool, type(None), enum.Enum)
