@@ -995,7 +995,7 @@ def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int 
                 for other in others:
                     assert other.view(seat) == view, f"seed {seed}, step {step}: seat {seat}'s view changed under a re-deal"
                     # where each seat stands (a forfeit ranks the others by it) reads only what every seat sees
-                    assert other.standing() == state.standing(), \
+                    assert other.standing() == standing, \
                         f"seed {seed}, step {step}: the standing changed under a re-deal from seat {seat}'s view"
                     views += 1
                     other_legal = other.legal_actions()
