@@ -162,8 +162,8 @@ _NOTHING: tuple[Any, list[Card]] = (enum.Enum, [])
 
 _ATOMS = (int, float, bool, type(None), enum.Enum)
 
-#: How ``shown_cards`` and ``shown_mask`` read a value, by its class (what the isinstance tests below decide
-#: depends on the class alone, so it is decided once per class).
+#: How ``shown_cards`` and ``shown_mask`` read a value, by its class (what the isinstance
+#: tests below decide depends on the class alone, so it is decided once per class).
 _TEXT, _ATOM, _SEQ, _DATA, _OTHER = range(5)
 _KIND: dict[type, int] = {Card: -1}
 #: text -> the cards it names (event texts and moves repeat at every step of a playout).
@@ -835,10 +835,12 @@ def check_conservation(game: Game, seed: int) -> Counter | None:
         state.apply(rng.choice(state.legal_actions()))
         step += 1
         cards = state.all_cards()
-        assert same_cards(cards, pack), f"seed {seed}, step {step}: cards {cards - pack} appeared, {pack - cards} vanished"
+        assert same_cards(cards, pack), \
+            f"seed {seed}, step {step}: cards {cards - pack} appeared, {pack - cards} vanished"
         if step % 17 == 0:
             cards = state.clone().all_cards()
-            assert same_cards(cards, pack), f"seed {seed}, step {step}: a clone's cards {cards - pack} appeared, {pack - cards} vanished"
+            assert same_cards(cards, pack), \
+                f"seed {seed}, step {step}: a clone's cards {cards - pack} appeared, {pack - cards} vanished"
     return pack
 
 

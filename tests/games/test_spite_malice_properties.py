@@ -96,7 +96,8 @@ _IN_ORDER: dict[tuple, bool] = {}
 def check_invariants(state: SpiteAndMaliceState, pack: Counter) -> None:
     g = state.game
     cards = state.all_cards()
-    assert same_cards(cards, pack), f"every card must be in exactly one place: {cards - pack} appeared, {pack - cards} vanished"
+    assert same_cards(cards, pack), \
+        f"every card must be in exactly one place: {cards - pack} appeared, {pack - cards} vanished"
     if g.limit is not None:
         assert len(state.center) <= g.limit
     for pl in state.center:
