@@ -133,6 +133,36 @@ def test_walk_cards_remembers_only_what_cannot_change():
     assert cf.walk_cards(Part(fixed, (two,))) == [ace, king, two]
 
 
+def test_shown_mask_remembers_only_what_cannot_change():
+    """``shown_mask`` remembers the cards of an immutable part, and of a tuple by its parts
+    (the leak playouts read the same pictures, tricks and events at every step, in new
+    tuples); a part holding a list is read again each time, so a card put in it later is
+    found, and a tuple of other parts is read afresh."""
+    from dataclasses import dataclass
+
+    from cardarena.games import Card
+
+    @dataclass(frozen=True)
+    class Part:
+        a: tuple
+        b: object
+
+    ace, king, two = Card.parse("AS"), Card.parse("KH"), Card.parse("2C")
+    bit = {c: 1 << c for c in (ace, king, two)}
+    cards = [ace]
+    mutable = Part((cards,), (king, "a 2C"))
+    assert cf.shown_mask(mutable) == bit[ace] | bit[king] | bit[two]
+    cards.append(two)
+    cards.remove(ace)
+    assert cf.shown_mask(mutable) == bit[king] | bit[two]
+    fixed = Part(((ace,), (king,)), None)
+    assert cf.shown_mask([fixed]) == bit[ace] | bit[king] and cf._SHOWN[id(fixed)] == bit[ace] | bit[king]
+    assert cf.shown_mask((fixed, 7)) == cf.shown_mask(tuple([fixed, 7])) == bit[ace] | bit[king]
+    assert cf.shown_mask((fixed, two)) == bit[ace] | bit[king] | bit[two]
+    assert cf.shown_mask(Part(fixed, [two])) == bit[ace] | bit[king] | bit[two]
+    assert cf.mask_cards(bit[two] | bit[king]) == ["2C", "KH"]
+
+
 def test_only_a_viewers_own_event_is_excused_by_its_new_deal():
     """A private event is excused from showing cards the viewer's view no longer holds only
     when it is about the viewer and a later private event of the step deals the viewer

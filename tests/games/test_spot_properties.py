@@ -154,7 +154,7 @@ def _hidden_from(state, seat) -> set[Card]:
 
 def _current_hand_events(state, seat):
     log = state.log
-    start = max(i for i, e in enumerate(log) if e.kind == "hand_start")
+    start = next(i for i in range(len(log) - 1, -1, -1) if log[i].kind == "hand_start")  # the last, read from the end
     return events_for(log[start:], seat)
 
 
