@@ -56,7 +56,7 @@ import functools
 import math
 from statistics import NormalDist
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from arbiter.rating.sprt import FINEST, Decided, Scanned, _z, both_reached, check_rates, check_scale, decide
 from arbiter.rating.stats import MeanSE, Moments
@@ -328,6 +328,39 @@ class VarianceRun:
                 self._contradicted = True
             elif self.n >= t.min_deals:
                 self._decision = decide(self.log_h1, t.upper_h1, self.log_h0, t.upper_h0)
+
+    def play(self, draw: Callable[[Any], float], rng: Any, max_deals: int) -> str | None:
+        """``add`` deals ``draw(rng)`` until a decision, the bound contradicted or ``max_deals``
+        deals; the decision. The same arithmetic on locals (``sprt.simulate``)."""
+        t = self.test
+        m0, m1, s2, lam, pen = t.m0, t.m1, self._s2, self._lam, self._penalty
+        up1, up0, least = t.upper_h1, t.upper_h0, t.min_deals
+        log1p, copysign = math.log1p, math.copysign
+        n, log_h1, log_h0, log_check, last = self.n, self.log_h1, self.log_h0, self.log_check, self._last
+        decision, contradicted = self._decision, self._contradicted
+        seen = []
+        while n < max_deals and decision is None and not contradicted:
+            x = draw(rng)
+            seen.append(x)
+            u = lam * (x - m0)  # phi(u), phi(v)
+            v = lam * (m1 - x)
+            log_h1 += copysign(log1p(abs(u) + u * u / 2), u) - pen
+            log_h0 += copysign(log1p(abs(v) + v * v / 2), v) - pen
+            if last is None:
+                last = x
+            else:
+                z = (x - last) ** 2 / 2
+                last = None
+                log_check += log1p(MONITOR_BET * (z / s2 - 1))
+            n += 1
+            if log_check >= up1:
+                contradicted = True
+            elif n >= least:
+                decision = decide(log_h1, up1, log_h0, up0)
+        self.n, self.log_h1, self.log_h0, self.log_check, self._last = n, log_h1, log_h0, log_check, last
+        self._decision, self._contradicted = decision, contradicted
+        self._moments.extend(seen)
+        return decision
 
     @property
     def decision(self) -> str | None:
