@@ -57,7 +57,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any, Callable, Iterable, Sequence
 
-from arbiter.rating.stats import MeanSE, Moments, mean_se
+from arbiter.rating.stats import MeanSE, Moments, mean_of
 
 #: No decision before this many deals: the variance of a handful of deals is too unsure (on
 #: recorded deals, 10 let the error rate at M1 reach 0.06 for β = 0.05; 20 kept it at β, and
@@ -412,7 +412,7 @@ Sampler = Callable[[random.Random], float]
 def shifted(sample: Sequence[float], true_margin: float) -> Sampler:
     """Deals drawn from the recorded ones moved by a constant so that their mean is
     ``true_margin`` (same shape, skew and all; a deal the bots played alike moves too)."""
-    m = mean_se(sample).mean
+    m = mean_of(sample)
     pool = [x - m + true_margin for x in sample]
     return lambda rng: rng.choice(pool)
 
@@ -422,7 +422,7 @@ def relabelled(sample: Sequence[float], true_margin: float) -> Sampler:
     sign flipped) with the chance that makes the mean ``true_margin``: deals where A is the
     better bot mixed with deals where B is. A deal the bots played alike stays at 0.
     ``true_margin`` must lie between minus and plus the recorded mean."""
-    m = mean_se(sample).mean
+    m = mean_of(sample)
     if m == 0 or abs(true_margin) > abs(m):
         raise ValueError(f"relabelled: {true_margin:g} is not between -{abs(m):g} and {abs(m):g}")
     q = (1 - true_margin / m) / 2
