@@ -343,9 +343,9 @@ def compute_standings(
     k = len(teams)
     everyone = set(range(k))
     # what a seating decides whatever the result, once a seating (a table's matches repeat a few):
-    # its sides, each bot's sides (with their set), and each two bots' pairs of sides
+    # its sides, each bot's sides (with their set), and each two bots' crosstable cell and pairs of sides
     seatings: dict[tuple[str, ...], tuple[list[tuple[str, ...]], list[tuple[str, list[int], set[int]]],
-                                         list[tuple[str, str, list[tuple[int, int]]]]]] = {}
+                                         list[tuple[list[float], list[tuple[int, int]]]]]] = {}
     margins: list[list[tuple[str, float]]] = []  # per match: each bot's margin (its sides' mean)
     for row in rows:
         res = side_results(teams, *counted_result(row.outcome, row.seats, teams, stake))
@@ -363,8 +363,8 @@ def compute_standings(
                     if a == b:
                         continue
                     pairs = [(x, y) for x in ja for y in jb if x != y]
-                    if pairs:  # else partners
-                        meets.append((a, b, pairs))
+                    if pairs:  # else partners; the crosstable's cell made where the first match of the pair made it
+                        meets.append((cross.setdefault(a, {}).setdefault(b, []), pairs))
             seating = seatings[seats] = (sides, [(b, js, set(js)) for b, js in of.items()], meets)
         sides, mine, meets = seating
         parsed.append((row, res, sides))
@@ -399,13 +399,12 @@ def compute_standings(
         for inc in row.incidents:
             st = table[row.seats[inc.seat]]
             st.incidents[inc.kind] = st.incidents.get(inc.kind, 0) + 1
-        for a, b, pairs in meets:
+        for cell, pairs in meets:
             if len(pairs) == 1:
                 x, y = pairs[0]
-                val = 1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0
+                cell.append(1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0)
             else:
-                val = sum(1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0 for x, y in pairs) / len(pairs)
-            cross.setdefault(a, {}).setdefault(b, []).append(val)
+                cell.append(sum(1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0 for x, y in pairs) / len(pairs))
         groups.setdefault((row.round, row.deal, row.table), []).append(len(parsed) - 1)
 
     if duplicate:
