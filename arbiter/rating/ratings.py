@@ -37,6 +37,8 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import mul, sub
 from typing import Any, Mapping, Sequence
 
 from arbiter.store.db import MatchRow
@@ -917,13 +919,13 @@ def _solved(m: list[list[float]], n: int) -> list[float]:
         for r in range(c + 1, n):
             mr = m[r]
             f = mr[c] / pivot
-            mr[c:] = [x - f * y for x, y in zip(mr[c:], tail)]
+            mr[c:] = map(sub, mr[c:], map(mul, repeat(f), tail))  # x - f * y, on C loops
     x = [0.0] * n
     for r in range(n - 1, -1, -1):
         mr = m[r]
         if abs(mr[r]) < 1e-300:
             continue
-        x[r] = (mr[n] - sum(mr[cc] * x[cc] for cc in range(r + 1, n))) / mr[r]
+        x[r] = (mr[n] - sum(map(mul, mr[r + 1:n], x[r + 1:]))) / mr[r]
     return x
 
 
