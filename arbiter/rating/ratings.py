@@ -643,7 +643,8 @@ def _bradley_terry(
             # worst of three partnerships was covered 0.92 on 8 and 12 deals and 0.93 on 20
             # with t(G - r), 0.94-0.95 with t((G - r) / 2) (docs/strength.md, "Coverage per bot")
             df = max(df // 2, 1)
-        meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
+        per_bot = list(zip(*residual.values()))  # each strength's residual over the clusters, in their order
+        meat = [[f * sum(map(mul, per_bot[a], per_bot[b])) for b in range(n)] for a in range(n)]
     cov = own = _centred_cov(inv, meat)
     if df is not None:  # clustered: never below the floor x the model's own, rating by rating and difference by difference
         own = _centred_cov(inv, model)
@@ -827,8 +828,9 @@ def _centred_cov(inv: list[list[float]], meat: list[list[float]]) -> list[list[f
     1500): their covariance is that of the centred strengths, P·C·P with P = I - 11ᵀ/n, which
     drops the overall level only the prior fixes."""
     n = len(inv)
-    left = [[sum(inv[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
-    raw = [[sum(left[a][k] * inv[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
+    meat_cols, inv_cols = list(zip(*meat)), list(zip(*inv))  # (the same products, summed in the same order)
+    left = [[sum(map(mul, row, col)) for col in meat_cols] for row in inv]
+    raw = [[sum(map(mul, row, col)) for col in inv_cols] for row in left]
     row_mean = [sum(r) / n for r in raw]
     all_mean = sum(row_mean) / n if n else 0.0
     return [[ELO_PER_NAT**2 * (raw[i][j] - row_mean[i] - row_mean[j] + all_mean) for j in range(n)] for i in range(n)]
