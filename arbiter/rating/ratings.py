@@ -34,8 +34,11 @@ strength of the next) under the normal approximation with that covariance
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import mul, sub
 from typing import Any, Mapping, Sequence
 
 from arbiter.store.db import MatchRow
@@ -117,20 +120,29 @@ def margin_of(outcome: Any, who: Sequence[int | None], stake: float = 1.0) -> fl
 
 def side_results(teams: Sequence[Sequence[int]], scores: Sequence[float], ranks: Sequence[int]) -> list[tuple[float, float, int]]:
     """Per side: (points in [0, 1], score margin, rank). A match's ``scores`` and ``ranks``: ``counted_result``'s."""
-    k = len(teams)
-    side_score = [sum(scores[s] for s in t) / len(t) for t in teams]
-    side_rank = [min(ranks[s] for s in t) for t in teams]
+    side_score = [sum([scores[s] for s in t]) / len(t) for t in teams]
+    side_rank = [min([ranks[s] for s in t]) for t in teams]
     out = []
-    for j in range(k):
-        others = [i for i in range(k) if i != j]
+    for j, others in enumerate(_others(len(teams))):
+        mine = side_rank[j]
         if not others:
-            out.append((0.5, 0.0, side_rank[j]))
+            out.append((0.5, 0.0, mine))
             continue
-        beaten = sum(1 for i in others if side_rank[j] < side_rank[i])
-        tied = sum(1 for i in others if side_rank[j] == side_rank[i])
-        margin = side_score[j] - sum(side_score[i] for i in others) / len(others)
-        out.append(((beaten + 0.5 * tied) / len(others), margin, side_rank[j]))
+        beaten = tied = 0
+        for i in others:
+            if mine < side_rank[i]:
+                beaten += 1
+            elif mine == side_rank[i]:
+                tied += 1
+        margin = side_score[j] - sum([side_score[i] for i in others]) / len(others)
+        out.append(((beaten + 0.5 * tied) / len(others), margin, mine))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _others(k: int) -> tuple[tuple[int, ...], ...]:
+    """Per side of ``k``, the other sides (``side_results`` reads them once a match)."""
+    return tuple(tuple(i for i in range(k) if i != j) for j in range(k))
 
 
 def sides_of(teams: Sequence[Sequence[int]], seats: Sequence[str]) -> list[tuple[str, ...]]:
@@ -331,24 +343,53 @@ def compute_standings(
     groups: dict[tuple[int, int, int], list[int]] = {}
     parsed: list[_Parsed] = []
     k = len(teams)
+    everyone = set(range(k))
+    # what a seating decides whatever the result, once a seating (a table's matches repeat a few):
+    # its sides, each bot's sides (with their set), and each two bots' crosstable cell and pairs of sides
+    seatings: dict[tuple[str, ...], tuple[list[tuple[str, ...]], list[tuple[str, list[int], set[int]]],
+                                         list[tuple[list[float], list[tuple[int, int]]]]]] = {}
+    margins: list[list[tuple[str, float]]] = []  # per match: each bot's margin (its sides' mean)
     for row in rows:
         res = side_results(teams, *counted_result(row.outcome, row.seats, teams, stake))
-        sides = sides_of(teams, row.seats)
+        seats = tuple(row.seats)
+        seating = seatings.get(seats)
+        if seating is None:
+            sides = sides_of(teams, seats)
+            of: dict[str, list[int]] = {}
+            for j, bots_j in enumerate(sides):
+                for b in bots_j:
+                    of.setdefault(b, []).append(j)
+            meets = []
+            for a, ja in of.items():
+                for b, jb in of.items():
+                    if a == b:
+                        continue
+                    pairs = [(x, y) for x in ja for y in jb if x != y]
+                    if pairs:  # else partners; the crosstable's cell made where the first match of the pair made it
+                        meets.append((cross.setdefault(a, {}).setdefault(b, []), pairs))
+            seating = seatings[seats] = (sides, [(b, js, set(js)) for b, js in of.items()], meets)
+        sides, mine, meets = seating
         parsed.append((row, res, sides))
-        best = min(r[2] for r in res)
-        firsts = {j for j in range(k) if res[j][2] == best}
+        ranks = [r[2] for r in res]
+        best = min(ranks)
+        firsts = {j for j in range(k) if ranks[j] == best}
         failing = row.incidents[-1].seat if row.outcome.reason.is_forfeit and row.incidents else None
-        mine: dict[str, list[int]] = {}
-        for j, bots_j in enumerate(sides):
-            for b in bots_j:
-                mine.setdefault(b, []).append(j)
-        for b, js in mine.items():
-            st = table.setdefault(b, StandingRow(0, b))
+        kept: list[tuple[str, float]] = []
+        for b, js, own in mine:
+            st = table.get(b)
+            if st is None:
+                st = table[b] = StandingRow(0, b)
             st.matches += 1
-            st.points += sum(res[j][0] for j in js) / len(js)
-            st.margin_sum += sum(res[j][1] for j in js) / len(js)
-            own = set(js)
-            if own == set(range(k)) or (firsts & own and not firsts <= own):
+            if len(js) == 1:  # the sum of one over one: the value itself (neither is ever -0.0)
+                j = js[0]
+                points, margin = res[j][0], res[j][1]
+            else:
+                points = sum(res[j][0] for j in js) / len(js)
+                margin = sum(res[j][1] for j in js) / len(js)
+            st.points += points
+            st.margin_sum += margin
+            kept.append((b, margin))
+            if own == everyone or (firsts & own and not firsts <= own):
                 st.draws += 1
             elif firsts <= own:
                 st.wins += 1
@@ -356,18 +397,16 @@ def compute_standings(
                 st.losses += 1
             if failing is not None and row.seats[failing] == b:
                 st.forfeits += 1
+        margins.append(kept)
         for inc in row.incidents:
             st = table[row.seats[inc.seat]]
             st.incidents[inc.kind] = st.incidents.get(inc.kind, 0) + 1
-        for a, ja in mine.items():
-            for b, jb in mine.items():
-                if a == b:
-                    continue
-                pairs = [(x, y) for x in ja for y in jb if x != y]
-                if not pairs:
-                    continue  # partners
-                val = sum(1.0 if res[x][2] < res[y][2] else 0.5 if res[x][2] == res[y][2] else 0.0 for x, y in pairs) / len(pairs)
-                cross.setdefault(a, {}).setdefault(b, []).append(val)
+        for cell, pairs in meets:
+            if len(pairs) == 1:
+                x, y = pairs[0]
+                cell.append(1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0)
+            else:
+                cell.append(sum(1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0 for x, y in pairs) / len(pairs))
         groups.setdefault((row.round, row.deal, row.table), []).append(len(parsed) - 1)
 
     if duplicate:
@@ -383,13 +422,8 @@ def compute_standings(
                 continue
             acc: dict[str, list[float]] = {}
             for m in members:
-                _, res, sides = parsed[m]
-                per: dict[str, list[float]] = {}
-                for j, bots_j in enumerate(sides):
-                    for b in bots_j:
-                        per.setdefault(b, []).append(res[j][1])
-                for b, v in per.items():
-                    acc.setdefault(b, []).append(sum(v) / len(v))
+                for b, margin in margins[m]:
+                    acc.setdefault(b, []).append(margin)
             for b, v in acc.items():
                 per_deal.setdefault((rnd, deal), {}).setdefault(b, []).append(sum(v) / len(v))
         for _, bots_values in sorted(per_deal.items()):
@@ -487,22 +521,16 @@ def _comparisons(
     index = {b: i for i, b in enumerate(names)}
     deals = {row.seed for row, _, _ in parsed}
     seen: list[tuple[tuple[tuple[int, float], ...], float, Any, Any]] = []
+    # each seating's pairs of sides, once: (x, y, design, whether the design is y's side less x's)
+    layouts: dict[int, list[tuple[int, int, tuple[tuple[int, float], ...], bool]]] = {}
     for row, res, sides in parsed:
+        layout = layouts.get(id(sides))
+        if layout is None:
+            layout = layouts[id(sides)] = _side_pairs(sides, index)
         ranks = [r[2] for r in res]
-        for x in range(len(sides)):
-            for y in range(x + 1, len(sides)):
-                coef: dict[int, float] = {}
-                for b in sides[x]:
-                    coef[index[b]] = coef.get(index[b], 0.0) + 1 / len(sides[x])
-                for b in sides[y]:
-                    coef[index[b]] = coef.get(index[b], 0.0) - 1 / len(sides[y])
-                design = tuple(sorted((i, c) for i, c in coef.items() if abs(c) > 1e-12))
-                if not design:
-                    continue  # the same bots on both sides: nothing to learn
-                score = 1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0
-                if design[0][1] < 0:
-                    design, score = tuple((i, -c) for i, c in design), 1 - score
-                seen.append((design, score, row.seed, row.idx))
+        for x, y, design, flip in layout:
+            score = 1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0
+            seen.append((design, 1 - score if flip else score, row.seed, row.idx))
     # enough deals for the strength differences the results determine (partners who always
     # play together share one): with 4 partnerships of 8 bots on 8 deals, counting bots
     # (8 + 2) left the variance unclustered, and the strongest and weakest teams were
@@ -513,6 +541,27 @@ def _comparisons(
         acc = out.setdefault(design, {}).setdefault(seed if by_deal else idx, [0.0, 0])
         acc[0] += score
         acc[1] += 1
+    return out
+
+
+def _side_pairs(sides: Sequence[tuple[str, ...]], index: Mapping[str, int]) -> list[tuple[int, int, tuple[tuple[int, float], ...], bool]]:
+    """The pairs of sides (x, y) of a match seated as ``sides`` whose bots differ, each with its
+    design and whether it is oriented from y (``_comparisons``)."""
+    out = []
+    for x in range(len(sides)):
+        for y in range(x + 1, len(sides)):
+            coef: dict[int, float] = {}
+            for b in sides[x]:
+                coef[index[b]] = coef.get(index[b], 0.0) + 1 / len(sides[x])
+            for b in sides[y]:
+                coef[index[b]] = coef.get(index[b], 0.0) - 1 / len(sides[y])
+            design = tuple(sorted((i, c) for i, c in coef.items() if abs(c) > 1e-12))
+            if not design:
+                continue  # the same bots on both sides: nothing to learn
+            flip = design[0][1] < 0
+            if flip:
+                design = tuple((i, -c) for i, c in design)
+            out.append((x, y, design, flip))
     return out
 
 
@@ -594,7 +643,8 @@ def _bradley_terry(
             # worst of three partnerships was covered 0.92 on 8 and 12 deals and 0.93 on 20
             # with t(G - r), 0.94-0.95 with t((G - r) / 2) (docs/strength.md, "Coverage per bot")
             df = max(df // 2, 1)
-        meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
+        per_bot = list(zip(*residual.values()))  # each strength's residual over the clusters, in their order
+        meat = [[f * sum(map(mul, per_bot[a], per_bot[b])) for b in range(n)] for a in range(n)]
     cov = own = _centred_cov(inv, meat)
     if df is not None:  # clustered: never below the floor x the model's own, rating by rating and difference by difference
         own = _centred_cov(inv, model)
@@ -614,7 +664,8 @@ def _bradley_terry(
             # the deals' design effect on this rating: its (floored, clustered) variance over the model's own
             effect = cov[i][i] / own[i][i] if own[i][i] > 0 else 1.0
             contrast = [(1 / len(entry) if k in entry else 0.0) - 1 / n for k in range(n)]
-            ends[entry] = _profile_interval(totals, prec, theta, best, contrast, q * q * effect, q * se / ELO_PER_NAT)
+            ends[entry] = _profile_interval(totals, prec, theta, best, contrast, q * q * effect, q * se / ELO_PER_NAT,
+                                             hess)
         low, high = ends[entry]
         ratings[b] = Rating(value, 1500 + ELO_PER_NAT * low, 1500 + ELO_PER_NAT * high, se)
     return ratings, cov, df, rank
@@ -624,17 +675,31 @@ def _information(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, fl
                  theta: Sequence[float]) -> tuple[list[float], list[list[float]]]:
     """The gradient of the log posterior (the Bradley-Terry likelihood of ``totals``, design ->
     summed score and count, and the prior of precision ``prec``) at ``theta``, and its negative
-    Hessian."""
+    Hessian. (On locals, the products in the order they were written: the same floats; the
+    profile intervals' Newton steps call it some 100,000 times in the statistics' tests.)"""
     n = len(theta)
     grad = [-prec * t for t in theta]
-    hess = [[(prec if i == j else 0.0) for j in range(n)] for i in range(n)]
+    hess = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        hess[i][i] = prec
+    exp = math.exp
     for design, score, count in totals:
-        p = _logistic(sum(c * theta[i] for i, c in design))
+        eta = 0.0
+        for i, c in design:
+            eta += c * theta[i]
+        if eta >= 0:  # _logistic
+            p = 1 / (1 + exp(-eta))
+        else:
+            e = exp(eta)
+            p = e / (1 + e)
         w = count * p * (1 - p)
+        r = score - count * p
         for i, ci in design:
-            grad[i] += ci * (score - count * p)
+            grad[i] += ci * r
+            row = hess[i]
+            wci = w * ci
             for j, cj in design:
-                hess[i][j] += w * ci * cj
+                row[j] += wci * cj
     return grad, hess
 
 
@@ -658,12 +723,16 @@ def _newton(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]]
     for _ in range(100):
         grad, hess = _information(totals, prec, theta)
         if contrast is None:
-            step = solve(hess, grad)
+            step = _solved([row + [grad[i]] for i, row in enumerate(hess)], n)
+            on = True
         else:
-            bordered = [row + [contrast[i]] for i, row in enumerate(hess)] + [list(contrast) + [0.0]]
-            step = solve(bordered, grad + [value - sum(c * t for c, t in zip(contrast, theta))])[:n]
-        if max((abs(d) for d in step), default=0.0) > 0.5 and (
-                contrast is None or abs(sum(c * t for c, t in zip(contrast, theta)) - value) < 1e-9):
+            # the bordered system built as solve's augmented matrix at once (the same rows)
+            at = sum(c * t for c, t in zip(contrast, theta))
+            m = [row + [contrast[i], grad[i]] for i, row in enumerate(hess)]
+            m.append(list(contrast) + [0.0, value - at])
+            step = _solved(m, n + 1)[:n]
+            on = abs(at - value) < 1e-9
+        if on and max(map(abs, step), default=0.0) > 0.5:
             # a long step on the constraint must not lower the log posterior (halved until it does
             # not; near the mode Newton's steps are short and right)
             level = _log_likelihood(totals, prec, theta)
@@ -672,7 +741,7 @@ def _newton(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]]
                     break
                 step = [d / 2 for d in step]
         theta = [t + d for t, d in zip(theta, step)]
-        if max((abs(d) for d in step), default=0.0) < tol:
+        if max(map(abs, step), default=0.0) < tol:
             break
     return theta
 
@@ -681,9 +750,12 @@ def _log_likelihood(totals: Sequence[tuple[tuple[tuple[int, float], ...], float,
                     theta: Sequence[float]) -> float:
     """The log posterior (up to a constant) of ``theta``."""
     out = -prec / 2 * sum(t * t for t in theta)
+    exp, log1p = math.exp, math.log1p
     for design, score, count in totals:
-        eta = sum(c * theta[i] for i, c in design)
-        out += score * eta - count * (max(eta, 0.0) + math.log1p(math.exp(-abs(eta))))
+        eta = 0.0
+        for i, c in design:
+            eta += c * theta[i]
+        out += score * eta - count * ((0.0 if 0.0 > eta else eta) + log1p(exp(-abs(eta))))  # max(eta, 0.0)
     return out
 
 
@@ -697,16 +769,17 @@ def _entries(n: int, data: Mapping[tuple[tuple[int, float], ...], Any]) -> list[
 
 def _profile_interval(totals: Sequence[tuple[tuple[tuple[int, float], ...], float, float]], prec: float,
                       theta: Sequence[float], best: float, contrast: Sequence[float], crit: float,
-                      guess: float) -> tuple[float, float]:
+                      guess: float, hess: list[list[float]] | None = None) -> tuple[float, float]:
     """The values v of ``contrast`` · θ (nats) whose profile log posterior is within ``crit`` / 2 of
     its ``best`` (at the mode ``theta``): both ends, each found from the mode ± ``guess`` (a Wald
     half-width) by bracketing and regula falsi (Illinois) on the deviance's root, nearly linear in
-    v; the constrained mode at each v by Newton from the mode moved along H⁻¹a."""
+    v; the constrained mode at each v by Newton from the mode moved along H⁻¹a (``hess``: H at the
+    mode, if the caller has it: the same for every bot of one table)."""
     centre = sum(c * t for c, t in zip(contrast, theta))
     if not any(contrast):  # one bot (or one team) alone: no difference for the results to bound
         return centre, centre
     # the constrained mode's first guess at v: the mode moved along H⁻¹a, as a normal posterior would
-    toward = solve(_information(totals, prec, theta)[1], list(contrast))
+    toward = solve(_information(totals, prec, theta)[1] if hess is None else hess, list(contrast))
     scale = sum(c * t for c, t in zip(contrast, toward))
     root = math.sqrt(crit)
 
@@ -755,8 +828,9 @@ def _centred_cov(inv: list[list[float]], meat: list[list[float]]) -> list[list[f
     1500): their covariance is that of the centred strengths, P·C·P with P = I - 11ᵀ/n, which
     drops the overall level only the prior fixes."""
     n = len(inv)
-    left = [[sum(inv[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
-    raw = [[sum(left[a][k] * inv[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
+    meat_cols, inv_cols = list(zip(*meat)), list(zip(*inv))  # (the same products, summed in the same order)
+    left = [[sum(map(mul, row, col)) for col in meat_cols] for row in inv]
+    raw = [[sum(map(mul, row, col)) for col in inv_cols] for row in left]
     row_mean = [sum(r) / n for r in raw]
     all_mean = sum(row_mean) / n if n else 0.0
     return [[ELO_PER_NAT**2 * (raw[i][j] - row_mean[i] - row_mean[j] + all_mean) for j in range(n)] for i in range(n)]
@@ -826,22 +900,34 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
     with no usable pivot (a singular ``a``: a feature that never varies) gets 0: the
     ratings' Hessians are positive definite and never meet it, the bench's least squares
     (``arbiter.tools.variance``) can. The one linear solver of the arbiter."""
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    return _solved([row[:] + [b[i]] for i, row in enumerate(a)], len(b))
+
+
+def _solved(m: list[list[float]], n: int) -> list[float]:
+    """``solve`` on its augmented matrix ``m`` (n rows of a | b), which it overwrites: the ratings'
+    Newton steps build theirs so, with no copy."""
     for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(m[r][c]))
-        m[c], m[p] = m[p], m[c]
-        if abs(m[c][c]) < 1e-300:
-            continue
+        p, top = c, abs(m[c][c])  # the first row of the largest pivot, as max() picks it
         for r in range(c + 1, n):
-            f = m[r][c] / m[c][c]
-            for cc in range(c, n + 1):
-                m[r][cc] -= f * m[c][cc]
+            v = abs(m[r][c])
+            if v > top:
+                p, top = r, v
+        m[c], m[p] = m[p], m[c]
+        mc = m[c]
+        pivot = mc[c]
+        if abs(pivot) < 1e-300:
+            continue
+        tail = mc[c:]
+        for r in range(c + 1, n):
+            mr = m[r]
+            f = mr[c] / pivot
+            mr[c:] = map(sub, mr[c:], map(mul, repeat(f), tail))  # x - f * y, on C loops
     x = [0.0] * n
     for r in range(n - 1, -1, -1):
-        if abs(m[r][r]) < 1e-300:
+        mr = m[r]
+        if abs(mr[r]) < 1e-300:
             continue
-        x[r] = (m[r][n] - sum(m[r][cc] * x[cc] for cc in range(r + 1, n))) / m[r][r]
+        x[r] = (mr[n] - sum(map(mul, mr[r + 1:n], x[r + 1:]))) / mr[r]
     return x
 
 

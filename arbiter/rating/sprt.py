@@ -57,7 +57,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any, Callable, Iterable, Sequence
 
-from arbiter.rating.stats import MeanSE, Moments, mean_se
+from arbiter.rating.stats import MeanSE, Moments, mean_of
 
 #: No decision before this many deals: the variance of a handful of deals is too unsure (on
 #: recorded deals, 10 let the error rate at M1 reach 0.06 for β = 0.05; 20 kept it at β, and
@@ -348,6 +348,48 @@ class SprtRun:
     def add(self, x: float) -> None:
         self.acc.add(x)
 
+    def play(self, draw: Callable[[random.Random], float], rng: random.Random, max_deals: int) -> str | None:
+        """``add`` deals ``draw(rng)`` until a decision or ``max_deals`` deals; the decision. The
+        moments, their ``result`` and ``Sprt.llr`` on locals, the same arithmetic (``simulate``)."""
+        t = self.test
+        m0, m1, least, lower, upper, glr = t.m0, t.m1, t.min_deals, t.lower, t.upper, t.model == "glr"
+        acc = self.acc
+        n, total, m2, shift, shifted = acc.n, acc.total, acc.m2, acc.shift, acc.shifted
+        log, sqrt = math.log, math.sqrt
+        decision = None
+        try:
+            while n < max_deals:
+                x = draw(rng)
+                if not n:  # Moments.add
+                    shift = x
+                y = x - shift
+                old = shifted / n if n else 0.0
+                n += 1
+                total += x
+                shifted += y
+                m2 += (y - old) * (y - shifted / n)
+                if n < least or n < 2:
+                    continue
+                mean = total / n  # Moments.result
+                se = sqrt((0.0 if 0.0 > m2 else m2) / (n - 1) / n)  # max(m2, 0.0)
+                v = se**2 * (n - 1)  # Sprt.llr
+                d0, d1 = (mean - m0) ** 2, (mean - m1) ** 2
+                if v <= 1e-12 * (1.0 + d0 + d1):
+                    llr = 0.0 if d0 == d1 else (math.inf if d0 > d1 else -math.inf)
+                elif glr:
+                    llr = n / 2 * log((v + d0) / (v + d1))
+                else:
+                    llr = n / (2 * v) * (d0 - d1)
+                if llr >= upper:
+                    decision = H1
+                    break
+                if llr <= lower:
+                    decision = H0
+                    break
+        finally:
+            acc.n, acc.total, acc.m2, acc.shift, acc.shifted = n, total, m2, shift, shifted
+        return decision
+
     @property
     def decision(self) -> str | None:
         return self.test._judged(self.acc.result())[1]
@@ -370,7 +412,7 @@ Sampler = Callable[[random.Random], float]
 def shifted(sample: Sequence[float], true_margin: float) -> Sampler:
     """Deals drawn from the recorded ones moved by a constant so that their mean is
     ``true_margin`` (same shape, skew and all; a deal the bots played alike moves too)."""
-    m = mean_se(sample).mean
+    m = mean_of(sample)
     pool = [x - m + true_margin for x in sample]
     return lambda rng: rng.choice(pool)
 
@@ -380,7 +422,7 @@ def relabelled(sample: Sequence[float], true_margin: float) -> Sampler:
     sign flipped) with the chance that makes the mean ``true_margin``: deals where A is the
     better bot mixed with deals where B is. A deal the bots played alike stays at 0.
     ``true_margin`` must lie between minus and plus the recorded mean."""
-    m = mean_se(sample).mean
+    m = mean_of(sample)
     if m == 0 or abs(true_margin) > abs(m):
         raise ValueError(f"relabelled: {true_margin:g} is not between -{abs(m):g} and {abs(m):g}")
     q = (1 - true_margin / m) / 2
@@ -421,12 +463,16 @@ def simulate(test: Any, draw: Sampler, true_margin: float, runs: int, max_deals:
     h1 = h0 = total = 0
     for _ in range(runs):
         run = test.start()
-        decision = None
-        while run.n < max_deals:
-            run.add(draw(rng))
-            decision = run.decision
-            if decision or getattr(run, "contradicted", False):
-                break
+        play = getattr(run, "play", None)
+        if play is not None:  # the same deals added on the run's locals
+            decision = play(draw, rng, max_deals)
+        else:
+            decision = None
+            while run.n < max_deals:
+                run.add(draw(rng))
+                decision = run.decision
+                if decision or getattr(run, "contradicted", False):
+                    break
         total += run.n
         h1 += decision == H1
         h0 += decision == H0

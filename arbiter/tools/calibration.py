@@ -260,10 +260,6 @@ class StrengthCalibration:
                 "los_bins": self.los_bins()}
 
 
-def _gumbel(rng: random.Random) -> float:
-    return -math.log(-math.log(rng.random() or 1e-300))
-
-
 def simulated_rows(matches: Sequence, teams: Sequence[Sequence[int]], strength: dict[str, float], rng: random.Random,
                    shared: float) -> list[MatchRow]:
     """Outcomes of scheduled matches (``run.schedule``) drawn from known strengths (nats).
@@ -277,19 +273,28 @@ def simulated_rows(matches: Sequence, teams: Sequence[Sequence[int]], strength: 
     """
     luck: dict[int, list[float]] = {}
     out = []
+    log, random_ = math.log, rng.random
+    # per seating: each side's mean strength and its seats (the same sums, once a seating)
+    seated: dict[tuple[str, ...], list[tuple[float, Sequence[int]]]] = {}
     for m in matches:
-        deal_luck = luck.setdefault(m.seed, [_gumbel(rng) for _ in teams])
-        utility = []
-        for j, side in enumerate(teams):
-            bots = list(dict.fromkeys(m.seats[s] for s in side))
-            noise = deal_luck[j] if rng.random() < shared else _gumbel(rng)
-            utility.append(sum(strength[b] for b in bots) / len(bots) + noise)
+        # (the deal's draws are made for every match, as setdefault's default was: the same stream)
+        drawn = [-log(-log(random_() or 1e-300)) for _ in teams]  # standard Gumbel draws
+        deal_luck = luck.setdefault(m.seed, drawn)
+        sides = seated.get(m.seats)
+        if sides is None:
+            sides = seated[m.seats] = []
+            for side in teams:
+                bots = list(dict.fromkeys(m.seats[s] for s in side))
+                sides.append((sum(strength[b] for b in bots) / len(bots), side))
+        utility = [mean + (deal_luck[j] if random_() < shared else -log(-log(random_() or 1e-300)))
+                   for j, (mean, _) in enumerate(sides)]
         scores = [0.0] * len(m.seats)
         ranks = [0] * len(m.seats)
-        for j, side in enumerate(teams):
+        for (_, side), u in zip(sides, utility):
+            rank = 1 + sum(1 for v in utility if v > u)
             for s in side:
-                scores[s] = utility[j]
-                ranks[s] = 1 + sum(1 for u in utility if u > utility[j])
+                scores[s] = u
+                ranks[s] = rank
         outcome = Outcome(tuple(scores), tuple(ranks), EndReason.COMPLETED)
         out.append(MatchRow(0, m.idx, f"sim-{m.idx}", m.deal, m.seating, m.seed, m.seats, outcome, "", m.round, m.table,
                             m.sides))
