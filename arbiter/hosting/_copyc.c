@@ -1,0 +1,199 @@
+/* An in-process seat's copies (arbiter/hosting/inprocess.py, bot_copy) in C: optional,
+ * built with the C wire encoder by make venv (packages/card-arena-sdk/hatch_build.py);
+ * without it inprocess.py's Python copy serves, which is the reference:
+ * tests/arbiter/batch/test_venue.py runs the copy tests on both.
+ *
+ * copy(value, memo, kinds, slow) -> the bot's copy of ``value``, made as the Python copy
+ * makes it: ``kinds`` (inprocess._KINDS) says how a type's values are copied: 0 an atom
+ * (handed out as it is), 1 a tuple (copied only when an item is), 2 a list, 4 a dataclass
+ * keeping its fields in its __dict__ (object.__new__ of its type, the dict's atoms as they
+ * are, the rest copied); a type not in it, or of another kind (a dict, a slotted dataclass,
+ * anything else), is ``slow(value, memo)``'s: the Python copy, which learns the type.
+ * ``memo``: id(original) -> its copy and -id(original) -> the original (kept alive, so that
+ * its id is no other object's while the memo lasts), one per seat, shared with the Python copy.
+ * copy_each(items, memo, kinds, slow) -> a list of each item's copy (a legal-action list:
+ * the list itself is not kept in the memo). */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define COPYC_VERSION 2
+
+enum { K_ATOM = 0, K_TUPLE = 1, K_LIST = 2, K_DATACLASS = 4 };
+
+static PyObject *object_new; /* object.__new__: its checks, as the Python copy calls it */
+
+/* How type(v) is copied: a kind, -1 if kinds does not know it, -2 on an error. */
+static int kind_of(PyObject *kinds, PyObject *v) {
+    PyObject *k = PyDict_GetItemWithError(kinds, (PyObject *)Py_TYPE(v));
+    if (k == NULL) return PyErr_Occurred() ? -2 : -1;
+    long n = PyLong_AsLong(k);
+    if (n == -1 && PyErr_Occurred()) return -2;
+    return (int)n;
+}
+
+static PyObject *copy_of(PyObject *value, PyObject *memo, PyObject *kinds, PyObject *slow);
+
+static PyObject *copy_tuple(PyObject *t, PyObject *memo, PyObject *kinds, PyObject *slow) {
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    PyObject *out = NULL; /* made at the first item copied: till then the tuple is the copy */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyTuple_GET_ITEM(t, i);
+        PyObject *c = copy_of(v, memo, kinds, slow);
+        if (c == NULL) {
+            Py_XDECREF(out);
+            return NULL;
+        }
+        if (out == NULL && c != v) {
+            out = PyTuple_New(n);
+            if (out == NULL) {
+                Py_DECREF(c);
+                return NULL;
+            }
+            for (Py_ssize_t j = 0; j < i; j++) PyTuple_SET_ITEM(out, j, Py_NewRef(PyTuple_GET_ITEM(t, j)));
+        }
+        if (out != NULL)
+            PyTuple_SET_ITEM(out, i, c);
+        else
+            Py_DECREF(c);
+    }
+    return out != NULL ? out : Py_NewRef(t);
+}
+
+/* A new list of each item's copy; ``items`` a tuple (a list is read through a snapshot). */
+static PyObject *copy_items(PyObject *items, PyObject *memo, PyObject *kinds, PyObject *slow) {
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = copy_of(PyTuple_GET_ITEM(items, i), memo, kinds, slow);
+        if (c == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, c);
+    }
+    return out;
+}
+
+static PyObject *copy_list(PyObject *list, PyObject *memo, PyObject *kinds, PyObject *slow) {
+    PyObject *items = PyList_AsTuple(list);
+    if (items == NULL) return NULL;
+    PyObject *out = copy_items(items, memo, kinds, slow);
+    Py_DECREF(items);
+    return out;
+}
+
+static PyObject *copy_dataclass(PyObject *value, PyObject *memo, PyObject *kinds, PyObject *slow) {
+    PyObject *held = PyObject_GenericGetDict(value, NULL);
+    if (held == NULL) return NULL;
+    PyObject *out = PyObject_CallOneArg(object_new, (PyObject *)Py_TYPE(value));
+    PyObject *fields = out != NULL ? PyObject_GenericGetDict(out, NULL) : NULL;
+    if (fields == NULL || PyDict_Update(fields, held) < 0) goto fail; /* the atoms as they are */
+    Py_ssize_t pos = 0;
+    PyObject *name, *v;
+    while (PyDict_Next(held, &pos, &name, &v)) {
+        int kind = kind_of(kinds, v);
+        if (kind == -2) goto fail;
+        if (kind == K_ATOM) continue;
+        Py_INCREF(name);
+        Py_INCREF(v);
+        PyObject *c = copy_of(v, memo, kinds, slow);
+        int bad = c == NULL || PyDict_SetItem(fields, name, c) < 0;
+        Py_XDECREF(c);
+        Py_DECREF(v);
+        Py_DECREF(name);
+        if (bad) goto fail;
+    }
+    Py_DECREF(fields);
+    Py_DECREF(held);
+    return out;
+fail:
+    Py_XDECREF(fields);
+    Py_XDECREF(out);
+    Py_DECREF(held);
+    return NULL;
+}
+
+static PyObject *copy_of(PyObject *value, PyObject *memo, PyObject *kinds, PyObject *slow) {
+    int kind = kind_of(kinds, value);
+    if (kind == -2) return NULL;
+    if (kind == K_ATOM) return Py_NewRef(value);
+    PyObject *key = PyLong_FromVoidPtr(value);
+    if (key == NULL) return NULL;
+    PyObject *seen = PyDict_GetItemWithError(memo, key);
+    if (seen != NULL) {
+        Py_DECREF(key);
+        return Py_NewRef(seen);
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    if (kind != K_TUPLE && kind != K_LIST && kind != K_DATACLASS) {
+        Py_DECREF(key);
+        return PyObject_CallFunctionObjArgs(slow, value, memo, NULL);
+    }
+    if (Py_EnterRecursiveCall(" while copying a value for a bot")) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyObject *out = kind == K_TUPLE  ? copy_tuple(value, memo, kinds, slow)
+                    : kind == K_LIST ? copy_list(value, memo, kinds, slow)
+                                     : copy_dataclass(value, memo, kinds, slow);
+    Py_LeaveRecursiveCall();
+    if (out != NULL) { /* memo[id] = the copy; memo[-id] = the original, kept alive (its id stays its own) */
+        PyObject *keep = PyNumber_Negative(key);
+        if (keep == NULL || PyDict_SetItem(memo, key, out) < 0 || PyDict_SetItem(memo, keep, value) < 0) Py_CLEAR(out);
+        Py_XDECREF(keep);
+    }
+    Py_DECREF(key);
+    return out;
+}
+
+static int read_args(PyObject *const *args, Py_ssize_t nargs, const char *name, PyObject **memo, PyObject **kinds) {
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "%s(value, memo, kinds, slow): 4 arguments, got %zd", name, nargs);
+        return -1;
+    }
+    if (!PyDict_Check(args[1]) || !PyDict_Check(args[2])) {
+        PyErr_Format(PyExc_TypeError, "%s: memo and kinds are dicts", name);
+        return -1;
+    }
+    *memo = args[1];
+    *kinds = args[2];
+    return 0;
+}
+
+static PyObject *py_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *memo, *kinds;
+    if (read_args(args, nargs, "copy", &memo, &kinds) < 0) return NULL;
+    return copy_of(args[0], memo, kinds, args[3]);
+}
+
+static PyObject *py_copy_each(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *memo, *kinds;
+    if (read_args(args, nargs, "copy_each", &memo, &kinds) < 0) return NULL;
+    PyObject *items = PySequence_Tuple(args[0]);
+    if (items == NULL) return NULL;
+    PyObject *out = copy_items(items, memo, kinds, args[3]);
+    Py_DECREF(items);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"copy", (PyCFunction)(void (*)(void))py_copy, METH_FASTCALL, "copy(value, memo, kinds, slow): a bot's copy of value"},
+    {"copy_each", (PyCFunction)(void (*)(void))py_copy_each, METH_FASTCALL,
+     "copy_each(items, memo, kinds, slow): a list of each item's copy"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_copyc", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__copyc(void) {
+    object_new = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__new__");
+    if (object_new == NULL) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", COPYC_VERSION) < 0) Py_CLEAR(m);
+    return m;
+}
