@@ -17,7 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#define COPYC_VERSION 2
+#define COPYC_VERSION 3
 
 enum { K_ATOM = 0, K_TUPLE = 1, K_LIST = 2, K_DATACLASS = 4 };
 
@@ -84,32 +84,42 @@ static PyObject *copy_list(PyObject *list, PyObject *memo, PyObject *kinds, PyOb
     return out;
 }
 
+/* ``name`` set to ``v`` in ``out``'s __dict__, as the Python copy's ``fields.update`` does:
+ * through object.__setattr__, which keeps it in the instance's own storage (no dict object
+ * made: one object fewer for the garbage collector to walk, the copy living as long as the
+ * memo), unless the type has a data descriptor of that name, which the dict bypasses. */
+static int set_field(PyObject *out, PyObject *name, PyObject *v) {
+    PyObject *descr = _PyType_Lookup(Py_TYPE(out), name);
+    if (descr == NULL || Py_TYPE(descr)->tp_descr_set == NULL) return PyObject_GenericSetAttr(out, name, v);
+    PyObject *fields = PyObject_GenericGetDict(out, NULL);
+    if (fields == NULL) return -1;
+    int done = PyDict_SetItem(fields, name, v);
+    Py_DECREF(fields);
+    return done;
+}
+
 static PyObject *copy_dataclass(PyObject *value, PyObject *memo, PyObject *kinds, PyObject *slow) {
     PyObject *held = PyObject_GenericGetDict(value, NULL);
     if (held == NULL) return NULL;
     PyObject *out = PyObject_CallOneArg(object_new, (PyObject *)Py_TYPE(value));
-    PyObject *fields = out != NULL ? PyObject_GenericGetDict(out, NULL) : NULL;
-    if (fields == NULL || PyDict_Update(fields, held) < 0) goto fail; /* the atoms as they are */
+    if (out == NULL) goto fail;
     Py_ssize_t pos = 0;
     PyObject *name, *v;
-    while (PyDict_Next(held, &pos, &name, &v)) {
+    while (PyDict_Next(held, &pos, &name, &v)) { /* the atoms as they are, the rest copied */
         int kind = kind_of(kinds, v);
         if (kind == -2) goto fail;
-        if (kind == K_ATOM) continue;
         Py_INCREF(name);
         Py_INCREF(v);
-        PyObject *c = copy_of(v, memo, kinds, slow);
-        int bad = c == NULL || PyDict_SetItem(fields, name, c) < 0;
+        PyObject *c = kind == K_ATOM ? Py_NewRef(v) : copy_of(v, memo, kinds, slow);
+        int bad = c == NULL || set_field(out, name, c) < 0;
         Py_XDECREF(c);
         Py_DECREF(v);
         Py_DECREF(name);
         if (bad) goto fail;
     }
-    Py_DECREF(fields);
     Py_DECREF(held);
     return out;
 fail:
-    Py_XDECREF(fields);
     Py_XDECREF(out);
     Py_DECREF(held);
     return NULL;

@@ -67,7 +67,7 @@ def cannot_play_in_process(bot: Any) -> str:
 #: ``bot_copy``'s loop in C (arbiter/hosting/_copyc.c), when the install built it (``make
 #: venv`` does, with a C compiler; ARENA_NO_COPYC=1 turns it off): ``_py_copy`` below is the
 #: reference and the fallback, copy for copy the same. It reads ``_KINDS`` as it is here.
-_COPYC_VERSION = 2
+_COPYC_VERSION = 3
 
 
 def _load_copyc() -> Any:
@@ -328,6 +328,8 @@ class InProcessSeat(SeatClient):
         self._starting: dict[tuple[str, int], tuple[MatchInfo, list[Event]]] = {}
         #: per (match, seat): what that seat's bot was given, copied (``bot_copy``)
         self._copies: dict[tuple[str, int], dict[int, Any]] = {}
+        #: per (match, seat): the last view it was shown (the original), see ``decide``
+        self._shown: dict[tuple[str, int], Any] = {}
         self.name = name or getattr(bot, "name", "bot")
 
     async def start(self, info: MatchInfo) -> None:
@@ -350,10 +352,20 @@ class InProcessSeat(SeatClient):
     async def decide(self, turn: TurnRequest) -> Action:
         """The driver's decision in the runner's terms: an action, or the failure the
         runner applies the match's policy to (the same the gRPC seat raises for it)."""
-        memo = self._copies[(turn.match_id, turn.seat)]
-        legal = turn.legal_actions
+        key = (turn.match_id, turn.seat)
+        memo, legal = self._copies[key], turn.legal_actions
         offered, view = _copy_each(legal, memo), bot_copy(turn.view, memo)
-        driver = self._driver((turn.match_id, turn.seat))
+        shown = self._shown.get(key)
+        if shown is not turn.view:
+            # An engine makes a new view at every step: the last one's entry would never be
+            # hit again, and kept, the view and its copy are long-lived objects the garbage
+            # collector walks for the rest of the match. Its parts stay: the next views
+            # share them.
+            if shown is not None:
+                memo.pop(id(shown), None)
+                memo.pop(-id(shown), None)
+            self._shown[key] = turn.view
+        driver = self._driver(key)
         assert driver is not None, "decide before start"
         with bot_code():
             decision = driver.decide(view, offered)  # (the bot is given a list of its own)
@@ -387,11 +399,13 @@ class InProcessSeat(SeatClient):
         self._starting.pop((match_id, seat), None)
         self._drivers.pop((match_id, seat), None)
         self._copies.pop((match_id, seat), None)
+        self._shown.pop((match_id, seat), None)
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self._driver((match_id, seat))  # a seat never asked starts now, as its process would have
         driver = self._drivers.pop((match_id, seat), None)
         self._copies.pop((match_id, seat), None)
+        self._shown.pop((match_id, seat), None)
         if driver is not None:
             with bot_code():
                 try:

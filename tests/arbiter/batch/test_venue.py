@@ -351,7 +351,9 @@ def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees(name, op
 def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it(copier):
     """No game's view holds a dataclass in a list or a dict yet, nor a slotted dataclass:
     ``bot_copy`` copies one there too (the list, the dict and each dataclass, key or value, a
-    slotted one's fields), and a memo serves each again."""
+    slotted one's fields), and a memo serves each again; and what is set beside a dataclass's
+    fields (a cached property) is copied with them."""
+    import functools
     from dataclasses import dataclass
 
     from arbiter.hosting.inprocess import bot_copy
@@ -382,6 +384,19 @@ def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it(copier):
     held = Slotted(Part(3), 4)
     copied = bot_copy(held, {})
     assert copied == held and copied is not held and copied.part is not held.part and not hasattr(copied, "__dict__")
+
+    @dataclass(frozen=True)
+    class Cached:
+        part: Part
+
+        @functools.cached_property
+        def doubled(self):
+            return Part(self.part.n * 2)
+
+    cached = Cached(Part(5))
+    assert cached.doubled == Part(10)  # set beside the fields, in the instance's dict
+    mine = bot_copy(cached, {})
+    assert vars(mine) == vars(cached) and mine.doubled is not cached.doubled and mine.part is not cached.part
 
 
 def test_a_bot_rewriting_an_interned_action_changes_no_one_elses_and_plays_what_it_wrote(copier):
