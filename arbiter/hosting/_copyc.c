@@ -17,18 +17,32 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#define COPYC_VERSION 3
+#define COPYC_VERSION 5
 
 enum { K_ATOM = 0, K_TUPLE = 1, K_LIST = 2, K_DATACLASS = 4 };
 
 static PyObject *object_new; /* object.__new__: its checks, as the Python copy calls it */
 
-/* How type(v) is copied: a kind, -1 if kinds does not know it, -2 on an error. */
+/* The last type looked up in kinds, and its kind (a card's, as a rule: most items are
+ * cards). A type in kinds stays there, alive, and its kind does not change. */
+static PyObject *last_kinds;
+static PyTypeObject *last_type;
+static int last_kind;
+
+/* How type(v) is copied: a kind, -1 if kinds does not know it, -2 on an error. The builtin
+ * atoms are inprocess._kind_of's always (an int, a str, a float, a bool, None). */
 static int kind_of(PyObject *kinds, PyObject *v) {
-    PyObject *k = PyDict_GetItemWithError(kinds, (PyObject *)Py_TYPE(v));
+    PyTypeObject *type = Py_TYPE(v);
+    if (type == &PyLong_Type || type == &PyUnicode_Type || type == &PyFloat_Type || type == &PyBool_Type || v == Py_None)
+        return K_ATOM;
+    if (type == last_type && kinds == last_kinds) return last_kind;
+    PyObject *k = PyDict_GetItemWithError(kinds, (PyObject *)type);
     if (k == NULL) return PyErr_Occurred() ? -2 : -1;
     long n = PyLong_AsLong(k);
     if (n == -1 && PyErr_Occurred()) return -2;
+    last_kinds = kinds;
+    last_type = type;
+    last_kind = (int)n;
     return (int)n;
 }
 
@@ -129,6 +143,16 @@ static PyObject *copy_of(PyObject *value, PyObject *memo, PyObject *kinds, PyObj
     int kind = kind_of(kinds, value);
     if (kind == -2) return NULL;
     if (kind == K_ATOM) return Py_NewRef(value);
+    if (kind == K_TUPLE) { /* of atoms only (a hand, a pile): its own copy, kept nowhere (a memo
+                            * entry costs more than the next step's look at its items) */
+        Py_ssize_t n = PyTuple_GET_SIZE(value), i;
+        for (i = 0; i < n; i++) {
+            int k = kind_of(kinds, PyTuple_GET_ITEM(value, i));
+            if (k == -2) return NULL;
+            if (k != K_ATOM) break;
+        }
+        if (i == n) return Py_NewRef(value);
+    }
     PyObject *key = PyLong_FromVoidPtr(value);
     if (key == NULL) return NULL;
     PyObject *seen = PyDict_GetItemWithError(memo, key);
