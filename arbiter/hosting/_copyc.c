@@ -17,11 +17,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#define COPYC_VERSION 5
+#define COPYC_VERSION 6
 
 enum { K_ATOM = 0, K_TUPLE = 1, K_LIST = 2, K_DATACLASS = 4 };
 
 static PyObject *object_new; /* object.__new__: its checks, as the Python copy calls it */
+static PyObject *empty_args;
 
 /* The last type looked up in kinds, and its kind (a card's, as a rule: most items are
  * cards). A type in kinds stays there, alive, and its kind does not change. */
@@ -112,10 +113,20 @@ static int set_field(PyObject *out, PyObject *name, PyObject *v) {
     return done;
 }
 
+/* object.__new__(type): straight to object's tp_new where object.__new__ would call it (the
+ * type's first static base is object: what its "is not safe" check asks), else through
+ * object.__new__ itself, which raises as the Python copy's call does. */
+static PyObject *new_instance(PyTypeObject *type) {
+    PyTypeObject *base = type;
+    while (base != NULL && (base->tp_flags & Py_TPFLAGS_HEAPTYPE)) base = base->tp_base;
+    if (base == &PyBaseObject_Type) return PyBaseObject_Type.tp_new(type, empty_args, NULL);
+    return PyObject_CallOneArg(object_new, (PyObject *)type);
+}
+
 static PyObject *copy_dataclass(PyObject *value, PyObject *memo, PyObject *kinds, PyObject *slow) {
     PyObject *held = PyObject_GenericGetDict(value, NULL);
     if (held == NULL) return NULL;
-    PyObject *out = PyObject_CallOneArg(object_new, (PyObject *)Py_TYPE(value));
+    PyObject *out = new_instance(Py_TYPE(value));
     if (out == NULL) goto fail;
     Py_ssize_t pos = 0;
     PyObject *name, *v;
@@ -226,7 +237,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_copyc", NULL, -1, m
 
 PyMODINIT_FUNC PyInit__copyc(void) {
     object_new = PyObject_GetAttrString((PyObject *)&PyBaseObject_Type, "__new__");
-    if (object_new == NULL) return NULL;
+    empty_args = PyTuple_New(0);
+    if (object_new == NULL || empty_args == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && PyModule_AddIntConstant(m, "VERSION", COPYC_VERSION) < 0) Py_CLEAR(m);
     return m;

@@ -67,7 +67,7 @@ def cannot_play_in_process(bot: Any) -> str:
 #: ``bot_copy``'s loop in C (arbiter/hosting/_copyc.c), when the install built it (``make
 #: venv`` does, with a C compiler; ARENA_NO_COPYC=1 turns it off): ``_py_copy`` below is the
 #: reference and the fallback, copy for copy the same. It reads ``_KINDS`` as it is here.
-_COPYC_VERSION = 5
+_COPYC_VERSION = 6
 
 
 def _load_copyc() -> Any:
