@@ -12,10 +12,10 @@ PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 .PHONY: venv install proto demo test bench bench-env clean browser sandbox-tools screenshots wirec
 
 # Both packages, editable: the author's (card-arena-sdk: the core and the SDK) and the platform's.
-# The author's editable install also compiles the C wire encoder (its hatch_build.py; optional):
+# The author's editable install also compiles the C wire encoder and the C copier (its hatch_build.py; optional):
 # a change to its source installs again.
 SDK_PKG := packages/card-arena-sdk
-$(BIN)/activate: pyproject.toml $(SDK_PKG)/pyproject.toml cardarena/wire/_wirec.c
+$(BIN)/activate: pyproject.toml $(SDK_PKG)/pyproject.toml cardarena/wire/_wirec.c arbiter/hosting/_copyc.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e $(SDK_PKG) -e '.[dev]'
@@ -25,12 +25,15 @@ venv install: $(BIN)/activate
 
 ## Regenerate the committed Python stubs in cardarena/v1 from protos/.
 ## The C wire encoder (cardarena/wire/_wirec.c; optional: without a compiler the Python one
-## serves, the same bytes), built where it is missing or older than its source: a checkout
+## serves, the same bytes) and the C copier of an in-process bot's values (arbiter/hosting/
+## _copyc.c, likewise), built where one is missing or older than its source: a checkout
 ## cleaned with `git clean -x` keeps its venv but loses the compiled file, which the venv's
 ## install would only make again when the source changes.
 wirec: $(BIN)/activate
-	@so=$$(ls cardarena/wire/_wirec*.so 2>/dev/null | head -1); \
-	if [ -z "$$so" ] || [ cardarena/wire/_wirec.c -nt "$$so" ]; then $(BIN)/python $(SDK_PKG)/hatch_build.py .; fi
+	@for c in cardarena/wire/_wirec.c arbiter/hosting/_copyc.c; do \
+	  so=$$(ls $${c%.c}*.so 2>/dev/null | head -1); \
+	  if [ -z "$$so" ] || [ $$c -nt "$$so" ]; then $(BIN)/python $(SDK_PKG)/hatch_build.py .; break; fi; \
+	done
 
 proto: $(BIN)/activate
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)

@@ -35,9 +35,11 @@ import dataclasses
 import enum
 import functools
 import logging
+import operator
 import os
 import sys
 import threading
+from itertools import compress, count, repeat
 from typing import Any, Iterator
 
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest
@@ -62,7 +64,27 @@ def cannot_play_in_process(bot: Any) -> str:
     return ""
 
 
+#: ``bot_copy``'s loop in C (arbiter/hosting/_copyc.c), when the install built it (``make
+#: venv`` does, with a C compiler; ARENA_NO_COPYC=1 turns it off): ``_py_copy`` below is the
+#: reference and the fallback, copy for copy the same. It reads ``_KINDS`` as it is here.
+_COPYC_VERSION = 6
+
+
+def _load_copyc() -> Any:
+    if os.environ.get("ARENA_NO_COPYC"):
+        return None
+    try:
+        from arbiter.hosting import _copyc
+    except ImportError:
+        return None
+    return _copyc if getattr(_copyc, "VERSION", None) == _COPYC_VERSION else None  # a stale build: not used
+
+
+_copyc = _load_copyc()
+
 #: How ``bot_copy`` copies a value of each type (found once per type).
+#: (_copyc.c copies the first three and _DATACLASS itself, by these numbers; the rest it hands
+#: to ``_py_copy``.)
 _ATOM, _TUPLE, _LIST, _DICT, _DATACLASS, _OTHER, _SLOTTED = range(7)  # _SLOTTED: a dataclass with slots
 _KINDS: dict[type, int] = {}
 
@@ -101,7 +123,7 @@ def _in_dict(kind: type) -> bool:
     return all(not k.__dict__.get("__slots__", ()) for k in mro) and any("__slots__" not in k.__dict__ for k in mro)
 
 
-def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
+def bot_copy(value: Any, memo: dict[int, Any] | None = None) -> Any:
     """A copy of ``value`` that shares nothing mutable with it, for a bot.
 
     What the games hand out (views, actions, events, outcomes) are trees of frozen
@@ -112,8 +134,30 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
     the originals it has copied, kept alive, and their copies) makes each step cost what
     is new in it: an engine shares the unchanged parts of a view from one step to the next,
     and so does this copy, with that seat only; a bot that scribbles on its copy changes
-    nothing but what it is shown itself. An in-process seat copies every view and legal
-    list it is given, so the atoms and the memo's hits are taken inline, without a call."""
+    nothing but what it is shown itself. The loop is C's where it is built (``_copyc``:
+    the same copies, a few times quicker), else ``_py_copy``'s."""
+    if _copyc is None:
+        return _py_copy(value, memo)
+    return _copyc.copy(value, {} if memo is None else memo, _KINDS, _py_copy)
+
+
+def _copy_each(items: list[Any], memo: dict[int, Any]) -> list[Any]:
+    """A list of each item's ``bot_copy`` (a legal-action list: the engines' actions are
+    interned, so mostly the memo's hits; the list itself is not kept in the memo)."""
+    if _copyc is not None:
+        return _copyc.copy_each(items, memo, _KINDS, _py_copy)
+    get, out = memo.get, []
+    for a in items:  # a hit inline, without a call
+        c = get(id(a))
+        out.append(_py_copy(a, memo) if c is None else c)
+    return out
+
+
+def _py_copy(value: Any, memo: dict[int, Any] | None = None) -> Any:
+    """``bot_copy`` in Python: the reference, and what serves where ``_copyc`` is not built
+    (the C copy calls it for a type it does not know or copy itself). An in-process seat
+    copies every view and legal list it is given, so the atoms and the memo's hits are
+    taken inline, without a call."""
     kinds = _KINDS
     how = kinds.get(type(value))
     if how is None:
@@ -123,37 +167,38 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
     if memo is None:
         memo = {}
     get = memo.get
-    seen = get(id(value))
-    if seen is not None and seen[0] is value:
-        return seen[1]
+    new = get(id(value))
+    if new is not None:
+        return new
     if how == _TUPLE:
         changed = False
         items = []
         for v in value:
             if kinds.get(type(v)) != _ATOM:
-                seen = get(id(v))
-                c = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                c = get(id(v))
+                if c is None:
+                    c = _py_copy(v, memo)
                 if c is not v:
                     changed = True
                 v = c
             items.append(v)
-        new: Any = tuple(items) if changed else value
+        new = tuple(items) if changed else value
     elif how == _LIST:  # an atom as it is; a memo hit without a call (as in a tuple)
         new = []
         for v in value:
             if kinds.get(type(v)) != _ATOM:
-                seen = get(id(v))
-                v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                c = get(id(v))
+                v = _py_copy(v, memo) if c is None else c
             new.append(v)
     elif how == _DICT:
         new = {}
         for k, v in value.items():
             if kinds.get(type(k)) != _ATOM:
-                seen = get(id(k))
-                k = seen[1] if seen is not None and seen[0] is k else bot_copy(k, memo)
+                c = get(id(k))
+                k = _py_copy(k, memo) if c is None else c
             if kinds.get(type(v)) != _ATOM:
-                seen = get(id(v))
-                v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                c = get(id(v))
+                v = _py_copy(v, memo) if c is None else c
             new[k] = v
     elif how == _DATACLASS or how == _SLOTTED:
         kind = type(value)
@@ -163,23 +208,40 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
             fields.update(value.__dict__)  # the atoms as they are; the rest replaced below
             for name, v in value.__dict__.items():
                 if kinds.get(type(v)) != _ATOM:  # a memo hit without a call
-                    seen = get(id(v))
-                    fields[name] = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                    c = get(id(v))
+                    fields[name] = _py_copy(v, memo) if c is None else c
         else:
             names = _field_names(kind)
             for name in names:
                 v = getattr(value, name)
                 if kinds.get(type(v)) != _ATOM:
-                    seen = get(id(v))
-                    v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                    c = get(id(v))
+                    v = _py_copy(v, memo) if c is None else c
                 object.__setattr__(new, name, v)
             for name, v in getattr(value, "__dict__", {}).items():  # set beside the fields
                 if name not in names:
-                    object.__setattr__(new, name, bot_copy(v, memo))
+                    object.__setattr__(new, name, _py_copy(v, memo))
     else:
         new = copy.deepcopy(value)
-    memo[id(value)] = (value, new)
+    memo[id(value)] = new
+    memo[-id(value)] = value  # kept alive: its id is not another object's while the memo lasts
     return new
+
+
+def _original(answer: Any, offered: list[Any], legal: list[Action]) -> Any:
+    """What the runner is given for a bot's ``answer``: the engine's own action when the
+    answer is one of the copies it was ``offered`` (found by identity) and still holds
+    what it was copied from (a bot may have rewritten its copy: the same type, its
+    ``__dict__`` equal to the original's); else a copy of the answer. The runner's legality
+    check and the engine's ``apply`` find their own object by identity, where a copy was
+    compared field by field (a dataclass's ``__eq__``, in Python) at each."""
+    for i in compress(count(), map(operator.is_, offered, repeat(answer))):
+        original = legal[i]
+        held = getattr(answer, "__dict__", None)
+        if held is not None and type(answer) is type(original) and held == original.__dict__:
+            return original
+        break
+    return bot_copy(answer)
 
 
 class _Exited(SystemExit):
@@ -265,7 +327,9 @@ class InProcessSeat(SeatClient):
         #: per (match, seat) not started yet: its MatchInfo and the events held for it
         self._starting: dict[tuple[str, int], tuple[MatchInfo, list[Event]]] = {}
         #: per (match, seat): what that seat's bot was given, copied (``bot_copy``)
-        self._copies: dict[tuple[str, int], dict[int, tuple[Any, Any]]] = {}
+        self._copies: dict[tuple[str, int], dict[int, Any]] = {}
+        #: per (match, seat): the last view it was shown (the original), see ``decide``
+        self._shown: dict[tuple[str, int], Any] = {}
         self.name = name or getattr(bot, "name", "bot")
 
     async def start(self, info: MatchInfo) -> None:
@@ -288,16 +352,27 @@ class InProcessSeat(SeatClient):
     async def decide(self, turn: TurnRequest) -> Action:
         """The driver's decision in the runner's terms: an action, or the failure the
         runner applies the match's policy to (the same the gRPC seat raises for it)."""
-        memo = self._copies[(turn.match_id, turn.seat)]
-        offered = bot_copy(turn.view, memo), [bot_copy(a, memo) for a in turn.legal_actions]
-        driver = self._driver((turn.match_id, turn.seat))
+        key = (turn.match_id, turn.seat)
+        memo, legal = self._copies[key], turn.legal_actions
+        offered, view = _copy_each(legal, memo), bot_copy(turn.view, memo)
+        shown = self._shown.get(key)
+        if shown is not turn.view:
+            # An engine makes a new view at every step: the last one's entry would never be
+            # hit again, and kept, the view and its copy are long-lived objects the garbage
+            # collector walks for the rest of the match. Its parts stay: the next views
+            # share them.
+            if shown is not None:
+                memo.pop(id(shown), None)
+                memo.pop(-id(shown), None)
+            self._shown[key] = turn.view
+        driver = self._driver(key)
         assert driver is not None, "decide before start"
         with bot_code():
-            decision = driver.decide(offered[0], offered[1])
+            decision = driver.decide(view, offered)  # (the bot is given a list of its own)
         self._note = decision.note
         if decision.action is not None:
             # the runner judges the action by value; it never holds the bot's object
-            return bot_copy(decision.action)
+            return _original(decision.action, offered, legal)
         if decision.exited:  # over gRPC the process ends and its stream with it
             raise SeatDisconnected(f"{self.name}: connection closed")
         if decision.malformed:
@@ -324,11 +399,13 @@ class InProcessSeat(SeatClient):
         self._starting.pop((match_id, seat), None)
         self._drivers.pop((match_id, seat), None)
         self._copies.pop((match_id, seat), None)
+        self._shown.pop((match_id, seat), None)
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self._driver((match_id, seat))  # a seat never asked starts now, as its process would have
         driver = self._drivers.pop((match_id, seat), None)
         self._copies.pop((match_id, seat), None)
+        self._shown.pop((match_id, seat), None)
         if driver is not None:
             with bot_code():
                 try:

@@ -40,14 +40,27 @@ class CustomBuildHook(BuildHookInterface):
                     build_data["force_include"][str(path)] = path.relative_to(base).as_posix()
 
 
+#: The checkout's optional C extensions: (source, what it is, in words).
+C_EXTENSIONS = (
+    ("cardarena/wire/_wirec.c", "the C wire encoder"),
+    ("arbiter/hosting/_copyc.c", "the C copier of an in-process bot's values"),
+)
+
+
 def build_wirec(top: Path) -> None:
-    """Compile cardarena/wire/_wirec.c (the wire encoder's inner loops, issue 42) next to
-    it, for the checkout an editable install runs from (``make venv``). Optional: without a
-    C compiler or Python's headers it says so and the codec's Python encoders serve (the
-    same bytes, slower). Written to a temporary file and moved into place, so a process
-    that has the old one loaded keeps it."""
-    source = top / "cardarena" / "wire" / "_wirec.c"
-    target = source.with_name("_wirec" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    """Compile cardarena/wire/_wirec.c (the wire encoder's inner loops, issue 42) and
+    arbiter/hosting/_copyc.c (an in-process seat's copies) next to their sources, for the
+    checkout an editable install runs from (``make venv``): each that is there (the
+    author's package is built from a checkout holding the arbiter's too). Optional: without
+    a C compiler or Python's headers it says so and the Python code serves (the same
+    results, slower). Written to a temporary file and moved into place, so a process that
+    has the old one loaded keeps it."""
+    for path, what in C_EXTENSIONS:
+        _build(top / path, what)
+
+
+def _build(source: Path, what: str) -> None:
+    target = source.with_name(source.stem + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
     if not source.is_file():
         return
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
@@ -66,8 +79,8 @@ def build_wirec(top: Path) -> None:
         os.replace(tmp, target)
         return
     os.unlink(tmp)
-    print(f"card-arena-sdk: the C wire encoder was not built ({why}); the Python one serves", file=sys.stderr)
+    print(f"card-arena-sdk: {what} was not built ({why}); the Python one serves", file=sys.stderr)
 
 
-if __name__ == "__main__":  # make wirec: the extension for a checkout whose venv is already installed
+if __name__ == "__main__":  # make wirec: the extensions for a checkout whose venv is already installed
     build_wirec(Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve())

@@ -1,6 +1,7 @@
-"""The C wire encoder's build: packages/card-arena-sdk/hatch_build.py compiles
-cardarena/wire/_wirec.c when make venv installs the author's package editable; without a
-compiler it says so and the codec's Python encoders serve (docs/performance.md, issue 42)."""
+"""The C extensions' build: packages/card-arena-sdk/hatch_build.py compiles
+cardarena/wire/_wirec.c and arbiter/hosting/_copyc.c when make venv installs the author's
+package editable; without a compiler it says so and the Python code serves
+(docs/performance.md, issue 42 and "One venue, one record")."""
 
 from __future__ import annotations
 
@@ -51,3 +52,23 @@ def test_without_a_compiler_the_install_says_so_and_builds_nothing(tmp_path, mon
     hook.build_wirec(top)
     assert sorted(p.name for p in target.parent.iterdir()) == ["_wirec.c"]
     assert "the C wire encoder was not built" in capsys.readouterr().err
+
+
+def test_the_hook_compiles_the_copier_the_in_process_seat_loads(tmp_path):
+    """The same hook builds arbiter/hosting/_copyc.c (an in-process seat's copies); a build
+    whose VERSION is not the one inprocess.py expects would be taken for stale and not used,
+    and the copy tests' C runs skipped."""
+    if shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) is None:
+        pytest.skip("no C compiler on this machine")
+    from arbiter.hosting import inprocess
+
+    hosting = tmp_path / "arbiter" / "hosting"
+    hosting.mkdir(parents=True)
+    shutil.copy(ROOT / "arbiter" / "hosting" / "_copyc.c", hosting)
+    _hook().build_wirec(tmp_path)
+    target = hosting / ("_copyc" + sysconfig.get_config_var("EXT_SUFFIX"))
+    spec = importlib.util.spec_from_file_location("_copyc", target)
+    built = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(built)
+    assert built.VERSION == inprocess._COPYC_VERSION
+    assert sorted(p.name for p in hosting.iterdir()) == sorted(["_copyc.c", target.name])  # no temporary left

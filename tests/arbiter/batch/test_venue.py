@@ -277,9 +277,25 @@ def test_a_venue_for_any_game_is_hosted_only(where):
         asyncio.run(open_it())
 
 
+@pytest.fixture(params=["python", "c"])
+def copier(request, monkeypatch):
+    """Each copy test runs on ``bot_copy``'s Python loop (the reference) and on its C one
+    (arbiter/hosting/_copyc.c), where it is built."""
+    from arbiter.hosting import inprocess
+
+    if request.param == "python":
+        monkeypatch.setattr(inprocess, "_copyc", None)
+    else:
+        built = inprocess._load_copyc()
+        if built is None:
+            pytest.skip("the C copier is not built here (make venv builds it)")
+        monkeypatch.setattr(inprocess, "_copyc", built)
+    return request.param
+
+
 @pytest.mark.parametrize("name,options", [("spades", {"deals": 1}), ("spot", {"hands": 1}),
                                           ("spite-and-malice", {"max_turns": 30})])
-def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees(name, options):
+def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees(name, options, copier):
     """``bot_copy`` along a real match (one memo per seat, as an in-process seat keeps): every
     dataclass a view holds, however deep (in tuples, lists and dicts: each game's views), and
     every legal action is the bot's own (written through ``object.__setattr__``, the referee's
@@ -332,10 +348,12 @@ def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees(name, op
     assert nested > 1
 
 
-def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it():
+def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it(copier):
     """No game's view holds a dataclass in a list or a dict yet, nor a slotted dataclass:
     ``bot_copy`` copies one there too (the list, the dict and each dataclass, key or value, a
-    slotted one's fields), and a memo serves each again."""
+    slotted one's fields), and a memo serves each again; and what is set beside a dataclass's
+    fields (a cached property) is copied with them."""
+    import functools
     from dataclasses import dataclass
 
     from arbiter.hosting.inprocess import bot_copy
@@ -366,6 +384,77 @@ def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it():
     held = Slotted(Part(3), 4)
     copied = bot_copy(held, {})
     assert copied == held and copied is not held and copied.part is not held.part and not hasattr(copied, "__dict__")
+
+    @dataclass(frozen=True)
+    class Cached:
+        part: Part
+
+        @functools.cached_property
+        def doubled(self):
+            return Part(self.part.n * 2)
+
+    cached = Cached(Part(5))
+    assert cached.doubled == Part(10)  # set beside the fields, in the instance's dict
+    mine = bot_copy(cached, {})
+    assert vars(mine) == vars(cached) and mine.doubled is not cached.doubled and mine.part is not cached.part
+
+
+def test_a_bot_rewriting_an_interned_action_changes_no_one_elses_and_plays_what_it_wrote(copier):
+    """The engines hand every seat the same (interned) action objects, and the in-process seat
+    gives the runner the engine's own object back for an answer that is still the copy of one
+    (``inprocess._original``: the runner's checks find it by identity). A bot that rewrites
+    every action it is offered through ``object.__setattr__`` changes none of the referee's
+    nor what another seat is offered, and its rewritten answer reaches the runner as what it
+    wrote (a copy of it), not as the interned action it was copied from."""
+    import asyncio
+    import random
+
+    from arbiter.hosting.inprocess import InProcessSeat
+    from arbiter.match import TurnRequest
+    from cardarena.games import get_game
+    from cardarena.records import MatchInfo
+    from sdk import Bot
+
+    kept, offered = [], []
+
+    class Scribbler(Bot):
+        games = ("*",)
+
+        def choose(self, view, legal_actions):
+            for a, b in zip(legal_actions, legal_actions[1:] + legal_actions[:1]):  # each written as the next
+                object.__setattr__(a, "card", b.card)
+            kept.append(legal_actions[0])
+            return legal_actions[0]  # the second action's value now
+
+    class Honest(Bot):
+        games = ("*",)
+
+        def choose(self, view, legal_actions):
+            offered.append([(type(a), dict(a.__dict__)) for a in legal_actions])
+            return legal_actions[0]
+
+    game = get_game("spades", {"deals": 1})
+    state, rng = game.new_initial_state(5), random.Random(2)
+    while not (state.phase.name == "PLAY" and len(state.legal_actions()) > 2):
+        state.apply(rng.choice(state.legal_actions()))
+    legal = state.legal_actions()
+    assert legal == state.legal_actions() and all(a is b for a, b in zip(legal, state.legal_actions()))  # interned
+    before = [(type(a), dict(a.__dict__)) for a in legal]
+    s, other = state.current_seat, (state.current_seat + 1) % 4
+    scribbler, honest = InProcessSeat(Scribbler()), InProcessSeat(Honest())
+
+    async def ask(seat_client, seat):
+        await seat_client.start(MatchInfo("m", "spades", game.describe_options(), seat, 4, game.teams))
+        return await seat_client.decide(TurnRequest("m", 1, seat, state.view(seat), legal, 0, 0))
+
+    written = asyncio.run(ask(scribbler, s))
+    assert written == type(legal[0])(card=legal[1].card) and written != legal[0]  # what it wrote is what it played
+    assert written is not kept[0] and written is not legal[1]  # a copy of its answer: neither its object nor the referee's
+    assert [(type(a), dict(a.__dict__)) for a in legal] == before  # the referee's actions as they were
+    assert [(type(a), dict(a.__dict__)) for a in state.legal_actions()] == before
+    answer = asyncio.run(ask(honest, other))  # another seat offered the same interned objects
+    assert offered == [before]
+    assert answer is legal[0]  # an untouched answer: the engine's own object, found by identity
 
 
 @pytest.mark.e2e
