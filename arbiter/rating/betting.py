@@ -63,7 +63,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from arbiter.rating.sprt import MIN_DEALS, Decided, Scanned, Sprt, _z, both_reached, check_rates, check_scale, decide
-from arbiter.rating.stats import MeanSE, Moments
+from arbiter.rating.stats import DeferredMoments, MeanSE
 
 #: The fraction of the largest safe bet the gambler may stake (Waudby-Smith & Ramdas: 1/2 or 3/4).
 MAX_BET = 0.75
@@ -197,9 +197,8 @@ class BettingRun:
     clipped: int = 0
     _sum: float = 0.0  # Σ y
     _ss: float = 0.0  # Σ (y_i - μ̂_i)²
-    _moments: Moments = field(default_factory=Moments)
+    _deals: DeferredMoments = field(default_factory=DeferredMoments)  # the moments, ``play``'s deals noted
     _decision: str | None = None
-    _unread: list[float] = field(default_factory=list)  # deals ``play`` drew, not yet in the moments
 
     def __post_init__(self) -> None:
         # The test's constants, computed once a run, not once a deal (the same expressions,
@@ -212,7 +211,7 @@ class BettingRun:
 
     def add(self, x: float) -> None:
         t = self.test
-        self._read().add(x)
+        self._deals.read().add(x)
         lo, hi = t.lo, t.hi
         if x < lo or x > hi:
             self.clipped += 1
@@ -253,7 +252,7 @@ class BettingRun:
         log1p = math.log1p
         n, total, ss, log_h1, log_h0 = self.n, self._sum, self._ss, self.log_h1, self.log_h0
         decision, clipped = self._decision, self.clipped
-        seen = self._unread
+        seen = self._deals.unread
         while n < max_deals and decision is None:
             x = draw(rng)
             seen.append(x)
@@ -283,21 +282,13 @@ class BettingRun:
         self._decision, self.clipped = decision, clipped
         return decision
 
-    def _read(self) -> Moments:
-        """The moments of every deal so far, ``play``'s read in now (a simulation never asks for them:
-        extending them deal by deal was a fifth of its time)."""
-        if self._unread:
-            self._moments.extend(self._unread)
-            self._unread = []
-        return self._moments
-
     @property
     def decision(self) -> str | None:
         return self._decision
 
     def state(self) -> BettingState:
         t = self.test
-        return BettingState(self.log_h1, self.log_h0, t.upper_h1, t.upper_h0, self._decision, self._read().result(),
+        return BettingState(self.log_h1, self.log_h0, t.upper_h1, t.upper_h0, self._decision, self._deals.read().result(),
                             self.clipped)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 
@@ -114,6 +114,23 @@ class Moments:
             return MeanSE(mean, None, n)
         var = max(self.m2, 0.0) / (n - 1)
         return MeanSE(mean, math.sqrt(var / n), n)
+
+
+@dataclass
+class DeferredMoments:
+    """``Moments`` of values noted now and added when read (``read``): a sequential run played
+    deal by deal in a simulation never asks for its moments, and extending them deal by deal
+    was a fifth of its time (``BettingRun.play``, ``VarianceRun.play``)."""
+
+    moments: Moments = field(default_factory=lambda: Moments())
+    unread: list[float] = field(default_factory=list)  # noted, not yet in ``moments``
+
+    def read(self) -> Moments:
+        """The moments of every value noted so far."""
+        if self.unread:
+            self.moments.extend(self.unread)
+            self.unread = []
+        return self.moments
 
 
 def pooled_sd(groups: Iterable[Sequence[float]]) -> float | None:
