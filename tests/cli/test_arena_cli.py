@@ -103,8 +103,8 @@ def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
 @pytest.mark.parametrize("bad, said", [
     (["--author", "a b"], "bad author name 'a b'"),
     (["--host", "10.0.0.1"], "reaches other machines"),
-    (["--port", "TAKEN"], "cannot listen on 127.0.0.1:"),
-    (["--web-port", "TAKEN"], "the port is taken"),
+    (["--port", "TAKEN"], "(the Bots service's: --port, or port in the file's [server]): the port is taken"),
+    (["--web-port", "TAKEN"], "(the leaderboard's: --web-port, or web_port in the file's [server]): the port is taken"),
     (["--credentials", "BROKEN"], "not a credentials file"),
 ])
 def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_the_store(tmp_path, bad, said):
@@ -112,7 +112,7 @@ def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_
     was found only once the ladder was created in the store (its rules fixed there) and the Bots
     service started: the error came after "arena stopped" for an arena that never started, and a
     taken port was a gRPC traceback. Each is refused first, naming what is wrong, with the store
-    left untouched."""
+    left untouched; a taken port names which of its two it is and where it was set."""
     import socket
 
     db = tmp_path / "arena.sqlite"
