@@ -195,6 +195,20 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
         raise SpecError(f"bots: {source!r}: {exc}") from None
 
 
+def check_store_for_registered(sources: Sequence[str], db_path: str | os.PathLike) -> None:
+    """SpecError for a ``name@version`` bot when there is no store at ``db_path`` yet: nothing
+    is registered in a store not made. Asked before a run creates one, which a bot it cannot
+    find would leave behind, with "no bot in the registry of" a store just made (a typo of
+    --db reads so as if the bot had been removed)."""
+    if Path(db_path).exists():
+        return
+    for source in bot_sources(sources):
+        if is_registered_ref(source):
+            raise SpecError(f"bots: {source!r} names a registered bot, and there is no store at {db_path} to look it "
+                            "up in: give the store it was submitted to (--db), or register it there first (arbiter "
+                            "bots submit)")
+
+
 _MODULE_CLASS = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 #: The key of a stored run's spec that keeps its file bots' contents (``keyed_spec``).

@@ -32,6 +32,7 @@ from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
     creating_store, emit, fail, interrupted_run, need, show_progress, stderr_block, tournament_app,
 )
+from arbiter.batch.settings import check_store_for_registered
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
@@ -144,6 +145,7 @@ def tournament_run(
             err.print(said, markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
             raise typer.Exit(130) from None
 
+    _run(check_store_for_registered, spec.bots, db)  # not a store made for a bot that cannot be in it
     creating_store(db)
     with terminate_as_interrupt(), _run(Store, db) as store:  # a scheduler's stop ends it as Ctrl-C does
         if quiet:  # only the standings (no progress, no watch line; `arbiter watch --db` still finds it)
