@@ -209,6 +209,19 @@ def check_store_for_registered(sources: Sequence[str], db_path: str | os.PathLik
                             "bots submit)")
 
 
+def check_registered(sources: Sequence[str], db_path: str | os.PathLike, field: str = "bots") -> None:
+    """SpecError naming the first ``name@version`` of ``sources`` that the registry of the
+    store at ``db_path`` does not hold (or no store there): for a run that resolves its bots
+    only as each match starts, such as an arena's house, asked once at its start (each of its
+    encounters failed instead, with a traceback, until the 20th stopped the arena)."""
+    for source in bot_sources(sources):
+        if is_registered_ref(source):
+            try:
+                lookup(db_path, source)
+            except RegistryError as exc:
+                raise SpecError(f"{field}: {source!r}: {exc}") from None
+
+
 _MODULE_CLASS = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 #: The key of a stored run's spec that keeps its file bots' contents (``keyed_spec``).
