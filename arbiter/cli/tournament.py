@@ -548,8 +548,11 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     from arbiter.tournament.play import is_play_name
 
     unreadable: list[str] = []
+    from arbiter.store.arenas import Arenas
+
     with _run(_open_existing, db) as store:
         every = _run(store.tournaments, unreadable)
+        arenas = [a.name for a in _run(lambda: Arenas(store).arenas())]
     for why in unreadable:  # the others are listed all the same
         err.print(f"[yellow]warning:[/] {escape(why)} (not listed)", highlight=False)
     played = [t for t in every if is_play_name(t.name)]  # single matches (arbiter play, /play): not tournaments
@@ -560,8 +563,10 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
         out.print(f"{plural(n, 'match', 'matches')} played one at a time (arbiter play, arbiter web's /play) "
                   f"{'is' if n == 1 else 'are'} kept apart, in {', '.join(escape(t.name) for t in played)}: "
                   f"arbiter tournament show {show} lists {'it' if n == 1 else 'them'}", highlight=False)
-    if not tours:
-        out.print(f"no tournaments in {db}", markup=False, highlight=False)
+    if not tours:  # an arena's store: its ladders said, as standings says them (not "no tournaments" alone)
+        ladders = "; ".join(f"arbiter standings --arena {quote(a)} --db {quote(str(db))}" for a in arenas)
+        out.print(f"no tournaments in {db}" + (f", only arenas; their ladders: {ladders}" if arenas else ""),
+                  markup=False, highlight=False, soft_wrap=True)
         return
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import interrupted_text

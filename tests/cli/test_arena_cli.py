@@ -79,7 +79,7 @@ def _a_pid_no_process_has() -> int:
 def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
     """``arbiter standings ladder --db arena.sqlite`` said "no tournament 'ladder'" of the
     ladder whose page ``arbiter web`` shows, and without a name "no tournaments": both say
-    the command that shows it."""
+    the command that shows it, as ``tournament list`` does."""
     from arbiter.arena import matchmaking
     from arbiter.store.arenas import Arenas
     from arbiter.store.db import Store
@@ -96,6 +96,10 @@ def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
         assert r.exit_code == 2 and f"arbiter standings --arena ladder --db {db}" in said, said
     r = runner.invoke(app, ["standings", "--arena", "ladder", "--db", str(db)], env={"COLUMNS": "200"})
     assert r.exit_code == 0 and "north" in r.output, r.output
+    # `tournament list` of it said "no tournaments in arena.sqlite", and nothing of the ladder
+    r = runner.invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "80"})
+    assert r.exit_code == 0 and " ".join(r.output.split()) == (f"no tournaments in {db}, only arenas; their ladders: "
+                                                               f"arbiter standings --arena ladder --db {db}"), r.output
     r = runner.invoke(app, ["standings", "nope", "--db", str(db)], env={"COLUMNS": "200"})
     assert r.exit_code != 0 and "--arena" not in r.output, r.output
 
