@@ -79,7 +79,7 @@ def _seat_views(hands: Any) -> tuple:
 def watch(
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
     server: ServerOpt = None,
-    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only if the arbiter runs with --spectator-delay).")] = False,
+    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only an arbiter serve started with --spectator-delay: a tournament run or an arena, --db, shows none).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run's is in the watch file beside its store, STORE.watch, which --db reads); given in ARENA_SPECTATOR_TOKEN it stays out of ps.", envvar="ARENA_SPECTATOR_TOKEN")] = "",
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
@@ -98,6 +98,9 @@ def watch(
         if server != os.environ.get("ARENA_SERVER"):  # --db was ignored: its run's token not read, its arbiter not asked
             _run(fail, "--db finds the arbiter of the run writing that store, --server names one: give one of them")
         server = None  # ARENA_SERVER, set once for remote use, gives way to --db
+    if db is not None and hidden_cards:  # refused by its arbiter once reached, after "every hand is shown ..."
+        _run(fail, "--hidden-cards: a tournament run or an arena shows no hand while its matches are played (only "
+                   "arbiter serve --spectator-delay does); watch without it: each match's full deal is shown as it ends")
     if db is not None:
         server, found, tournament = _run(running_from, db, match_id)
         token = token or found
