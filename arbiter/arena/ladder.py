@@ -501,6 +501,8 @@ class ServiceConfig:
                 raise SpecError(f"server.authors: {fault}")
         if os.path.lexists(self.credentials):  # (a missing one is made when the service starts)
             auth.read(self.credentials)
+        elif not Path(self.credentials).parent.is_dir():  # (nor is its folder: said now, not once the store is made)
+            raise auth.CredentialsError(f"{self.credentials}: no folder {Path(self.credentials).parent} (create it first)")
 
 
 #: The ladder file's tables and their keys, from the declarations (``toml_tables``).

@@ -110,13 +110,15 @@ def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
     (["--port", "TAKEN"], "(the Bots service's: --port, or port in the file's [server]): the port is taken"),
     (["--web-port", "TAKEN"], "(the leaderboard's: --web-port, or web_port in the file's [server]): the port is taken"),
     (["--credentials", "BROKEN"], "not a credentials file"),
+    (["--credentials", "NOFOLDER"], "no folder"),  # its folder was made, wherever a typo put it
 ])
 def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_the_store(tmp_path, bad, said):
     """A bad author name, a public host without TLS, a taken port or a broken credentials file
     was found only once the ladder was created in the store (its rules fixed there) and the Bots
     service started: the error came after "arena stopped" for an arena that never started, and a
     taken port was a gRPC traceback. Each is refused first, naming what is wrong, with the store
-    left untouched; a taken port names which of its two it is and where it was set."""
+    left untouched; a taken port names which of its two it is and where it was set, and a
+    credentials file's missing folder is said, not made."""
     import socket
 
     db = tmp_path / "arena.sqlite"
@@ -127,11 +129,11 @@ def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_
         args = ["arena", "--game", "spades", "--house", "random,greedy", "--db", str(db), "--port", "0", "--web-port", "-1",
                 "--credentials", str(tmp_path / "creds.json"), "--max-encounters", "1"]
         (tmp_path / "broken.json").write_text("{bad")
-        given = {"TAKEN": port, "BROKEN": str(tmp_path / "broken.json")}
+        given = {"TAKEN": port, "BROKEN": str(tmp_path / "broken.json"), "NOFOLDER": str(tmp_path / "typo" / "c.json")}
         r = runner.invoke(app, args + [given.get(a, a) for a in bad])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and said in text and "Traceback" not in text, text
-    assert "arena stopped" not in text and not db.exists(), text
+    assert "arena stopped" not in text and not db.exists() and not (tmp_path / "typo").exists(), text
 
 
 def test_bots_show_of_a_house_bot_says_where_it_stands_not_that_there_is_no_such_bot(tmp_path):
