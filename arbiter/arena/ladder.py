@@ -71,7 +71,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_registered, check_table, from_folder, keyed_spec, path_from_folder, read_toml
+from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_kind, check_registered, check_table, from_folder, keyed_spec, path_from_folder, read_toml
 from arbiter.batch.submissions import RegistryCatalog, SubmissionCheck, check_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -517,6 +517,9 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
     are relative to (``from_folder``, ``path_from_folder``), a file's; the flags' (``--house``,
     ``--db``, ``--credentials``) and the defaults are the current directory's."""
 
+    if folder is not None:  # a file's
+        check_kind(data, ("bots", "format", "challenger", "teams"), source, "a tournament spec", "a ladder file",
+                   "arbiter tournament run")
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
     try:

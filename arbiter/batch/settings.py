@@ -362,6 +362,15 @@ def read_toml(path: str | os.PathLike) -> dict[str, Any]:
         raise SpecError(f"{p}: not valid TOML: {exc}") from None
 
 
+def check_kind(data: Mapping[str, Any], theirs: Sequence[str], source: str, kind: str, wanted: str, command: str) -> None:
+    """SpecError for a settings file of another kind: a ladder file given to ``tournament run``,
+    or a tournament spec to ``arena`` (``theirs``: top-level keys only that ``kind`` has;
+    ``wanted``: the kind the command reads; ``command``: the one that runs a ``kind``). It said
+    only "unknown field 'house'" (or 'bots'), the command that runs the file unsaid."""
+    if found := [k for k in theirs if k in data]:
+        raise SpecError(f"{source}: {kind} (its {', '.join(found)}), not {wanted}: {command} {source} runs it")
+
+
 def check_table(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str, source: str) -> None:
     """SpecError naming ``source`` and the field for an unknown key of a settings table or a
     value of the wrong type (a bool is not an int; an int is a float, as TOML's ``40`` for 40.0)."""

@@ -419,3 +419,21 @@ def test_a_ladder_files_relative_house_bot_paths_are_read_from_its_folder(tmp_pa
     assert "Traceback" not in said and not (tmp_path / "b.sqlite").exists(), said
     flag, _ = arena_from_toml(conf / "bad.toml", {"house": ("./mybot.py",)})  # a flag's: the current directory's
     assert flag.house == ("./mybot.py",)
+
+
+def test_a_ladder_file_and_a_tournament_spec_given_to_each_other_s_command_say_which_runs_them(tmp_path):
+    """`arbiter tournament run ladder.toml` said "unknown field 'house' (known: game, bots, ...)"
+    and `arbiter arena club.toml` "unknown field 'format'", the command each file is for
+    unsaid. Each says what the file is and the command that runs it, and makes no store."""
+    ladder = tmp_path / "ladder.toml"
+    ladder.write_text('name = "l"\ngame = "spades"\nhouse = ["random", "greedy"]\n[server]\nport = 0\n')
+    club = tmp_path / "club.toml"
+    club.write_text('name = "c"\ngame = "spades"\nbots = ["random", "greedy"]\n')
+    db = tmp_path / "a.sqlite"
+    r = runner.invoke(app, ["tournament", "run", str(ladder), "--db", str(db)])
+    assert r.exit_code == 2 and " ".join(r.output.split()) == (
+        f"error: {ladder}: a ladder file (its house, server), not a tournament spec: arbiter arena {ladder} runs it"), r.output
+    r = runner.invoke(app, ["arena", str(club), "--db", str(db), "--port", "0", "--web-port", "-1"])
+    assert r.exit_code == 2 and " ".join(r.output.split()) == (
+        f"error: {club}: a tournament spec (its bots), not a ladder file: arbiter tournament run {club} runs it"), r.output
+    assert not db.exists()
