@@ -34,7 +34,8 @@ listed at all, since its row appearing as it is stored would time it (a match cu
 forfeit ends sooner than a whole deal: one seating's result, told by the clock), and its end
 and incidents by seat would tell that result outright (a forfeit's seat is its result). The
 lists say only how many matches they leave out (``Counted.unlisted_note``: "N matches of deals
-still being played are listed once their deals are whole"), a count the progress line
+not yet played through are listed once their deals are whole": true of an interrupted batch
+too, which nothing plays), a count the progress line
 ("7/12 matches") shows anyway.
 
 A match of no batch (``arbiter play``, a person's match at ``/play``, a match started on
@@ -226,8 +227,8 @@ class Counted:
         if not self.closed or not self.held:
             return ""
         if self.held == 1:
-            return "1 match of a deal still being played is listed once its deal is whole"
-        return f"{self.held} matches of deals still being played are listed once their deals are whole"
+            return "1 match of a deal not yet played through is listed once its deal is whole"
+        return f"{self.held} matches of deals not yet played through are listed once their deals are whole"
 
     @property
     def note(self) -> str:

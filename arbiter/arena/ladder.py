@@ -71,7 +71,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, from_folder, keyed_spec, path_from_folder, read_toml
+from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_kind, check_registered, check_table, from_folder, keyed_spec, path_from_folder, read_toml
 from arbiter.batch.submissions import RegistryCatalog, SubmissionCheck, check_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -84,7 +84,7 @@ from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
 from arbiter.store.db import Store, StoreError
-from arbiter.store.registry import Registry, RegistryError, lookup, registry_dir
+from arbiter.store.registry import Registry, RegistryError, is_registered_ref, lookup, registry_dir
 from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import SWITCH_AFTER, AutoVarianceTest, BettingThenVariance, VarianceTest, stored_form
@@ -501,6 +501,8 @@ class ServiceConfig:
                 raise SpecError(f"server.authors: {fault}")
         if os.path.lexists(self.credentials):  # (a missing one is made when the service starts)
             auth.read(self.credentials)
+        elif not Path(self.credentials).parent.is_dir():  # (nor is its folder: said now, not once the store is made)
+            raise auth.CredentialsError(f"{self.credentials}: no folder {Path(self.credentials).parent} (create it first)")
 
 
 #: The ladder file's tables and their keys, from the declarations (``toml_tables``).
@@ -515,6 +517,9 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
     are relative to (``from_folder``, ``path_from_folder``), a file's; the flags' (``--house``,
     ``--db``, ``--credentials``) and the defaults are the current directory's."""
 
+    if folder is not None:  # a file's
+        check_kind(data, ("bots", "format", "challenger", "teams"), source, "a tournament spec", "a ladder file",
+                   "arbiter tournament run")
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
     try:
@@ -695,7 +700,9 @@ class Arena:
 
     def open(self) -> None:
         """Open and lock the store, create or resume the ladder, abandon what was cut off,
-        and check the stored ratings against the stored results."""
+        and check the stored ratings against the stored results. A registered house bot
+        (``name@version``) the store does not hold is refused first, before a store is made."""
+        check_registered(self.spec.house, self.db_path, "house")
         self.store = Store(self.db_path)
         try:
             self._open()
@@ -828,6 +835,8 @@ class Arena:
             self._refresh()
         for name, v in sorted(latest.items()):
             player = f"{v.name}@{v.version}"
+            if player in self._house:  # this very version is a house bot (house = ["mine@2"]): it plays as one, once
+                continue
             if name in self._house:  # one name, two bots: its rating, page and `bots show` would mix them
                 if player not in self.entrants:
                     self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU,
@@ -1094,7 +1103,8 @@ class Arena:
     def _source(self, player: str) -> str:
         e = self.entrants[player]
         if e.author == HOUSE:  # as the settings give it now (checked: the same contents as it entered with)
-            return self._house.get(player, e.source)
+            source = self._house.get(player, e.source)
+            return lookup(self.db_path, source)[0].spec if is_registered_ref(source) else source  # (house = ["mine@2"])
         if e.author == REMOTE:
             return e.source  # "": it is not started here
         return lookup(self.db_path, player)[0].spec  # the stored copy, its hash checked
@@ -1382,13 +1392,16 @@ class Arena:
                     exc = t.exception()
                     if exc is not None:
                         failures_in_a_row += 1
-                        if isinstance(exc, BotStartError):  # said in words: no traceback to read
+                        said = isinstance(exc, (BotStartError, ConfigError, RegistryError))  # a bot that
+                        if said:  # cannot start or be found (removed from the registry): in words, no traceback
                             log.error("%s", exc)
                         else:
                             log.error("arena: an encounter failed: %r", exc, exc_info=exc)
                         if failures_in_a_row >= 20:
                             if isinstance(exc, BotStartError):
                                 raise BotStartError(f"arena: 20 encounters in a row failed; stopping. The last: {exc}") from exc
+                            if said:
+                                raise SpecError(f"arena: 20 encounters in a row failed; stopping. The last: {exc}") from exc
                             raise RuntimeError("arena: 20 encounters in a row failed; stopping") from exc
                         await asyncio.sleep(min(5.0, 0.1 * failures_in_a_row))
                     else:

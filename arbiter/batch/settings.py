@@ -195,6 +195,33 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
         raise SpecError(f"bots: {source!r}: {exc}") from None
 
 
+def check_store_for_registered(sources: Sequence[str], db_path: str | os.PathLike) -> None:
+    """SpecError for a ``name@version`` bot when there is no store at ``db_path`` yet: nothing
+    is registered in a store not made. Asked before a run creates one, which a bot it cannot
+    find would leave behind, with "no bot in the registry of" a store just made (a typo of
+    --db reads so as if the bot had been removed)."""
+    if Path(db_path).exists():
+        return
+    for source in bot_sources(sources):
+        if is_registered_ref(source):
+            raise SpecError(f"bots: {source!r} names a registered bot, and there is no store at {db_path} to look it "
+                            "up in: give the store it was submitted to (--db), or register it there first (arbiter "
+                            "bots submit)")
+
+
+def check_registered(sources: Sequence[str], db_path: str | os.PathLike, field: str = "bots") -> None:
+    """SpecError naming the first ``name@version`` of ``sources`` that the registry of the
+    store at ``db_path`` does not hold (or no store there): for a run that resolves its bots
+    only as each match starts, such as an arena's house, asked once at its start (each of its
+    encounters failed instead, with a traceback, until the 20th stopped the arena)."""
+    for source in bot_sources(sources):
+        if is_registered_ref(source):
+            try:
+                lookup(db_path, source)
+            except RegistryError as exc:
+                raise SpecError(f"{field}: {source!r}: {exc}") from None
+
+
 _MODULE_CLASS = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 #: The key of a stored run's spec that keeps its file bots' contents (``keyed_spec``).
@@ -333,6 +360,15 @@ def read_toml(path: str | os.PathLike) -> dict[str, Any]:
         raise SpecError(f"{p}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError(f"{p}: not valid TOML: {exc}") from None
+
+
+def check_kind(data: Mapping[str, Any], theirs: Sequence[str], source: str, kind: str, wanted: str, command: str) -> None:
+    """SpecError for a settings file of another kind: a ladder file given to ``tournament run``,
+    or a tournament spec to ``arena`` (``theirs``: top-level keys only that ``kind`` has;
+    ``wanted``: the kind the command reads; ``command``: the one that runs a ``kind``). It said
+    only "unknown field 'house'" (or 'bots'), the command that runs the file unsaid."""
+    if found := [k for k in theirs if k in data]:
+        raise SpecError(f"{source}: {kind} (its {', '.join(found)}), not {wanted}: {command} {source} runs it")
 
 
 def check_table(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str, source: str) -> None:

@@ -453,9 +453,11 @@ def start_metrics(address: str | None, say: bool = True, own: tuple[str, int] | 
     return line
 
 
-def port_free(host: str, port: int) -> None:
+def port_free(host: str, port: int, what: str = "") -> None:
     """UsageError unless ``host:port`` can be listened on now (port 0 always can): checked
-    before a server that would log its own failure (gRPC's C core prints a line of its own)."""
+    before a server that would log its own failure (gRPC's C core prints a line of its own).
+    ``what``: which of a command's ports it is and where it was set, said after the address
+    (the arena listens on two, and "the port is taken" did not say which to change)."""
     import errno
     import socket
 
@@ -466,7 +468,7 @@ def port_free(host: str, port: int) -> None:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        raise UsageError(f"cannot listen on {host_port(host, port)}: {host!r} is not a known address ({exc.strerror})") from None
+        raise UsageError(f"cannot listen on {host_port(host, port)}{what}: {host!r} is not a known address ({exc.strerror})") from None
     for family, kind, proto, _, addr in infos:
         with socket.socket(family, kind, proto) as s:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as a server does: a port in TIME_WAIT is free
@@ -476,7 +478,7 @@ def port_free(host: str, port: int) -> None:
                 why = {errno.EADDRINUSE: "the port is taken (another process listens on it)",
                        errno.EADDRNOTAVAIL: f"{host} is not an address of this machine",
                        errno.EACCES: "the port is not allowed (below 1024 needs privileges)"}.get(exc.errno, exc.strerror or str(exc))
-                raise UsageError(f"cannot listen on {host_port(host, port)}: {why}") from None
+                raise UsageError(f"cannot listen on {host_port(host, port)}{what}: {why}") from None
 
 
 def check_writable(path: Path, flag: str) -> None:

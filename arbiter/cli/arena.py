@@ -139,9 +139,9 @@ def arena(
         _run(_beside_the_file, config, {k: getattr(service, k) for k, v in given.items() if v is None})
     # what cannot be served, before the store is opened: not once the ladder was created in it
     _run(service.check, tls, insecure)
-    _run(port_free, service.host, service.port)  # before gRPC tries it: a traceback, its own log line first
+    _run(port_free, service.host, service.port, " (the Bots service's: --port, or port in the file's [server])")  # before gRPC tries it: a traceback, its own log line first
     if service.web_port > 0:
-        _run(port_free, service.host, service.web_port)
+        _run(port_free, service.host, service.web_port, " (the leaderboard's: --web-port, or web_port in the file's [server])")
     _run(start_metrics, metrics)
     _run(asyncio.run, _main(spec, service, tls, insecure, max_encounters))
 

@@ -27,7 +27,7 @@ import typer
 from rich.markup import escape
 
 from cardarena.games import GAMES
-from arbiter.batch.settings import is_trusted
+from arbiter.batch.settings import check_store_for_registered, is_trusted
 from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
@@ -270,6 +270,7 @@ def evaluate(
     # that another run is writing, is said now, not after them (the run keeps the lock it finds taken).
     # A scheduler's stop (SIGTERM) ends it as Ctrl-C does, from the store's opening on: the probes too.
     if db is not None:
+        _run(check_store_for_registered, (bot_a, bot_b), db)  # not a store made for a bot that cannot be in it
         creating_store(db)
     with terminate_as_interrupt(), _run(Store, db) if db is not None else contextlib.nullcontext() as store:
         if store is not None:

@@ -32,6 +32,7 @@ from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
     creating_store, emit, fail, interrupted_run, need, show_progress, stderr_block, tournament_app,
 )
+from arbiter.batch.settings import check_store_for_registered
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
@@ -144,6 +145,7 @@ def tournament_run(
             err.print(said, markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
             raise typer.Exit(130) from None
 
+    _run(check_store_for_registered, spec.bots, db)  # not a store made for a bot that cannot be in it
     creating_store(db)
     with terminate_as_interrupt(), _run(Store, db) as store:  # a scheduler's stop ends it as Ctrl-C does
         if quiet:  # only the standings (no progress, no watch line; `arbiter watch --db` still finds it)
@@ -385,8 +387,9 @@ def standings_cmd(
     LOS↓ the likelihood that the row is stronger than the row below it;
     forf matches its side lost by a failure of its own seat (shown when there are any);
     think ms, worst ms, transport ms, arbiter ms how much of the clock was the bot's (said under the table; docs/latency.md).
-    An arena's ladder (--arena): player name@version; status active, or why it no longer plays (candidate, rejected,
-    replaced, suspended, withdrawn); rating openskill's μ; 95% CI μ ± 1.96σ; LOS↓ over the active row below;
+    An arena's ladder (--arena): player name@version;
+    status active, or why it no longer plays (candidate, rejected, replaced, suspended, withdrawn);
+    rating openskill's μ; 95% CI μ ± 1.96σ; LOS↓ over the active row below;
     enc encounters played; matches played; fail matches forfeited.
     The exports' CSV columns and JSON keys: README, "Standings exports"."""
     from arbiter.present.export import FORMATS, render
@@ -546,8 +549,11 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     from arbiter.tournament.play import is_play_name
 
     unreadable: list[str] = []
+    from arbiter.store.arenas import Arenas
+
     with _run(_open_existing, db) as store:
         every = _run(store.tournaments, unreadable)
+        arenas = [a.name for a in _run(lambda: Arenas(store).arenas())]
     for why in unreadable:  # the others are listed all the same
         err.print(f"[yellow]warning:[/] {escape(why)} (not listed)", highlight=False)
     played = [t for t in every if is_play_name(t.name)]  # single matches (arbiter play, /play): not tournaments
@@ -558,8 +564,10 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
         out.print(f"{plural(n, 'match', 'matches')} played one at a time (arbiter play, arbiter web's /play) "
                   f"{'is' if n == 1 else 'are'} kept apart, in {', '.join(escape(t.name) for t in played)}: "
                   f"arbiter tournament show {show} lists {'it' if n == 1 else 'them'}", highlight=False)
-    if not tours:
-        out.print(f"no tournaments in {db}", markup=False, highlight=False)
+    if not tours:  # an arena's store: its ladders said, as standings says them (not "no tournaments" alone)
+        ladders = "; ".join(f"arbiter standings --arena {quote(a)} --db {quote(str(db))}" for a in arenas)
+        out.print(f"no tournaments in {db}" + (f", only arenas; their ladders: {ladders}" if arenas else ""),
+                  markup=False, highlight=False, soft_wrap=True)
         return
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import interrupted_text
@@ -594,14 +602,16 @@ def tournament_show(
 
     A stored evaluation's verdict: what its sequential test decided, in the words arbiter evaluate printed.
     Entrants: bot its name in the tournament; version a registered bot's; spec as given; launched what ran it;
-    team its named partnership; think ms, worst ms, transport ms, arbiter ms the clock (said under the table; while a
-    duplicate tournament runs, over the deals all of whose matches are in).
+    team its named partnership;
+    think ms, worst ms, transport ms, arbiter ms the clock (said under the table; while a duplicate tournament runs,
+    over the deals all of whose matches are in).
     Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
     round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
     seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);
-    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes (--failures
-    lists only those); match id what arbiter replay and --match take. While a duplicate one runs, a match is listed only
-    once all the matches of its deal are in, and a line under the table says how many are left out until then.
+    ended completed, or why the arbiter ended it (a forfeit);
+    incidents timeouts, illegal actions, crashes (--failures lists only those); match id what arbiter replay and --match take.
+    While a duplicate one runs, a match is listed only once all the matches of its deal are in,
+    and a line under the table says how many are left out until then.
     The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
     from arbiter.tournament.run import counted_matches, counted_think_times

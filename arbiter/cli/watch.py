@@ -40,11 +40,23 @@ ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False
 DEFAULT_SERVER = "127.0.0.1:50051"
 
 
-def running_from(db: Path) -> tuple[str, str, str]:
-    """(address, spectator token, tournament) of the tournament running from ``db``; UsageError if none."""
+def running_from(db: Path, match_id: str | None = None) -> tuple[str, str, str]:
+    """(address, spectator token, tournament) of the tournament running from ``db``; UsageError if none,
+    saying how to step through ``match_id`` if the store holds it (played: only a replay shows it)."""
     try:
         return runs.running_from(db)
     except runs.NotRunning as exc:
+        if match_id and db.is_file():
+            from arbiter.store.db import READ_ERRORS, Store, StoreError
+
+            try:
+                with Store(db, read_only=True) as store:
+                    shown = store.disclosure_of(store.match(match_id)).matches  # (withheld: the error alone)
+            except (StoreError, *READ_ERRORS):
+                shown = False
+            if shown:
+                raise UsageError(f"{exc}; match {match_id} is stored there, played: arbiter replay {match_id} --db {db} "
+                                 "--all shows it step by step (or --step, one step per Enter)") from None
         from arbiter.store.db import run_holder
 
         # No watch file, yet a run holds the store: one playing its bots in its own process
@@ -67,7 +79,7 @@ def _seat_views(hands: Any) -> tuple:
 def watch(
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
     server: ServerOpt = None,
-    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only if the arbiter runs with --spectator-delay).")] = False,
+    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only an arbiter serve started with --spectator-delay: a tournament run or an arena, --db, shows none).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run's is in the watch file beside its store, STORE.watch, which --db reads); given in ARENA_SPECTATOR_TOKEN it stays out of ps.", envvar="ARENA_SPECTATOR_TOKEN")] = "",
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
@@ -75,8 +87,9 @@ def watch(
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal.
 
-    With no MATCH_ID and no match running, it says it waits for the next match to start, and
-    waits (the arbiter gives up after a minute without one); Ctrl-C stops it."""
+    With no MATCH_ID and no match running, it says it waits for the next match to start.
+    It waits a minute at most (the arbiter gives up then); Ctrl-C stops it.
+    A match already played is stepped through with arbiter replay MATCH_ID --all (or --step)."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
@@ -85,8 +98,11 @@ def watch(
         if server != os.environ.get("ARENA_SERVER"):  # --db was ignored: its run's token not read, its arbiter not asked
             _run(fail, "--db finds the arbiter of the run writing that store, --server names one: give one of them")
         server = None  # ARENA_SERVER, set once for remote use, gives way to --db
+    if db is not None and hidden_cards:  # refused by its arbiter once reached, after "every hand is shown ..."
+        _run(fail, "--hidden-cards: a tournament run or an arena shows no hand while its matches are played (only "
+                   "arbiter serve --spectator-delay does); watch without it: each match's full deal is shown as it ends")
     if db is not None:
-        server, found, tournament = _run(running_from, db)
+        server, found, tournament = _run(running_from, db, match_id)
         token = token or found
         out.print(f"{runs.run_kind(db)} {tournament}, running from {db}: its arbiter at {server}", highlight=False, markup=False)
     server = _run(check_address, server or DEFAULT_SERVER, "--server")

@@ -26,7 +26,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, start_metrics, log_to_stderr
+from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, port_free, start_metrics, log_to_stderr
 from arbiter.store.db import DEFAULT_DB
 
 #: The store `make demo` writes (the Makefile's demo target); `arbiter web` without --db
@@ -128,6 +128,7 @@ def web(
         if not play_limit:
             err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
                       "person at once)", highlight=False, markup=False)
+    _run(port_free, host, port)  # said as serve and arena say it (not the server's own words), before a store is made
     if not db.exists():
         _run(new_store, db, play_limit, given)
     log_to_stderr(verbose)

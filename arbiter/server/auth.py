@@ -303,8 +303,9 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
     for name in authors:
         if fault := author_name_fault(name):
             raise CredentialsError(fault)
+    if not p.parent.is_dir():  # a typo's folder is not made (as a store's is not): "/nonexistent/c.json" made /nonexistent
+        raise CredentialsError(f"{p}: no folder {p.parent} (create it first)")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
         with _locked(p):
             creds = read(p) if p.exists() else Credentials(new_token(), new_token())
             before = creds.to_json()

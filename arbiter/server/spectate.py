@@ -66,7 +66,8 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         holder = await self._check_token(request.token, context)
         if request.hidden_cards and self.hub.delay is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                                "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
+                                "this arbiter shows hidden cards only after a match ends (no --spectator-delay): "
+                                "watch without --hidden-cards, and each match's full deal is shown as it ends")
         await context.send_initial_metadata(())  # the Watch is accepted (a client may wait for this)
         revoked = asyncio.ensure_future(until_revoked(holder, request.token))
         stopping = asyncio.ensure_future(self.stopping.wait())

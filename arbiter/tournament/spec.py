@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, from_folder, name_clash, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bad_scheduler_address, bot_names, bot_sources, check_bot_spec, check_kind, check_table, entrant_names, from_folder, name_clash, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
@@ -343,6 +343,9 @@ def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None 
     """Build a spec from parsed TOML-shaped data (see the module docstring); ``folder``: the
     one ``data``'s relative bot paths are relative to (``from_folder``), a file's."""
 
+    if folder is not None:  # a file's
+        check_kind(data, ("house", "server", "suspend_after", "gate", "division"), source, "a ladder file",
+                   "a tournament spec", "arbiter arena")
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
     kw: dict[str, Any] = {k: v for k, v in from_toml_tables(data, TournamentSpec)["TournamentSpec"].items()

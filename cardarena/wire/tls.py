@@ -24,6 +24,9 @@ def unreachable_hint(address: str, details: str, tls: bool, flag: str = "--tls-c
     if "connection refused" in lowered:
         return (f" (nothing listens at {address}: is the arbiter running, and on the port its 'arbiter listening on' "
                 "line says?)")
+    if "http1.x server" in lowered:  # gRPC's "Trying to connect an http1.x server": a web page's port
+        return (f" ({address} is a web server's port (arbiter web, an arena's leaderboard), not an arbiter's: give the "
+                "port of its 'arbiter listening on' line (an arena's 'Bots service listening on'))")
     if not tls:
         if "socket closed" in lowered:
             give = f"{flag} CA.pem" + (f" or {env}" if env else "")

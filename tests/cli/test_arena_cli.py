@@ -79,7 +79,7 @@ def _a_pid_no_process_has() -> int:
 def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
     """``arbiter standings ladder --db arena.sqlite`` said "no tournament 'ladder'" of the
     ladder whose page ``arbiter web`` shows, and without a name "no tournaments": both say
-    the command that shows it."""
+    the command that shows it, as ``tournament list`` does."""
     from arbiter.arena import matchmaking
     from arbiter.store.arenas import Arenas
     from arbiter.store.db import Store
@@ -96,6 +96,10 @@ def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
         assert r.exit_code == 2 and f"arbiter standings --arena ladder --db {db}" in said, said
     r = runner.invoke(app, ["standings", "--arena", "ladder", "--db", str(db)], env={"COLUMNS": "200"})
     assert r.exit_code == 0 and "north" in r.output, r.output
+    # `tournament list` of it said "no tournaments in arena.sqlite", and nothing of the ladder
+    r = runner.invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "80"})
+    assert r.exit_code == 0 and " ".join(r.output.split()) == (f"no tournaments in {db}, only arenas; their ladders: "
+                                                               f"arbiter standings --arena ladder --db {db}"), r.output
     r = runner.invoke(app, ["standings", "nope", "--db", str(db)], env={"COLUMNS": "200"})
     assert r.exit_code != 0 and "--arena" not in r.output, r.output
 
@@ -103,16 +107,18 @@ def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
 @pytest.mark.parametrize("bad, said", [
     (["--author", "a b"], "bad author name 'a b'"),
     (["--host", "10.0.0.1"], "reaches other machines"),
-    (["--port", "TAKEN"], "cannot listen on 127.0.0.1:"),
-    (["--web-port", "TAKEN"], "the port is taken"),
+    (["--port", "TAKEN"], "(the Bots service's: --port, or port in the file's [server]): the port is taken"),
+    (["--web-port", "TAKEN"], "(the leaderboard's: --web-port, or web_port in the file's [server]): the port is taken"),
     (["--credentials", "BROKEN"], "not a credentials file"),
+    (["--credentials", "NOFOLDER"], "no folder"),  # its folder was made, wherever a typo put it
 ])
 def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_the_store(tmp_path, bad, said):
     """A bad author name, a public host without TLS, a taken port or a broken credentials file
     was found only once the ladder was created in the store (its rules fixed there) and the Bots
     service started: the error came after "arena stopped" for an arena that never started, and a
     taken port was a gRPC traceback. Each is refused first, naming what is wrong, with the store
-    left untouched."""
+    left untouched; a taken port names which of its two it is and where it was set, and a
+    credentials file's missing folder is said, not made."""
     import socket
 
     db = tmp_path / "arena.sqlite"
@@ -123,11 +129,11 @@ def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_
         args = ["arena", "--game", "spades", "--house", "random,greedy", "--db", str(db), "--port", "0", "--web-port", "-1",
                 "--credentials", str(tmp_path / "creds.json"), "--max-encounters", "1"]
         (tmp_path / "broken.json").write_text("{bad")
-        given = {"TAKEN": port, "BROKEN": str(tmp_path / "broken.json")}
+        given = {"TAKEN": port, "BROKEN": str(tmp_path / "broken.json"), "NOFOLDER": str(tmp_path / "typo" / "c.json")}
         r = runner.invoke(app, args + [given.get(a, a) for a in bad])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and said in text and "Traceback" not in text, text
-    assert "arena stopped" not in text and not db.exists(), text
+    assert "arena stopped" not in text and not db.exists() and not (tmp_path / "typo").exists(), text
 
 
 def test_bots_show_of_a_house_bot_says_where_it_stands_not_that_there_is_no_such_bot(tmp_path):
@@ -413,3 +419,21 @@ def test_a_ladder_files_relative_house_bot_paths_are_read_from_its_folder(tmp_pa
     assert "Traceback" not in said and not (tmp_path / "b.sqlite").exists(), said
     flag, _ = arena_from_toml(conf / "bad.toml", {"house": ("./mybot.py",)})  # a flag's: the current directory's
     assert flag.house == ("./mybot.py",)
+
+
+def test_a_ladder_file_and_a_tournament_spec_given_to_each_other_s_command_say_which_runs_them(tmp_path):
+    """`arbiter tournament run ladder.toml` said "unknown field 'house' (known: game, bots, ...)"
+    and `arbiter arena club.toml` "unknown field 'format'", the command each file is for
+    unsaid. Each says what the file is and the command that runs it, and makes no store."""
+    ladder = tmp_path / "ladder.toml"
+    ladder.write_text('name = "l"\ngame = "spades"\nhouse = ["random", "greedy"]\n[server]\nport = 0\n')
+    club = tmp_path / "club.toml"
+    club.write_text('name = "c"\ngame = "spades"\nbots = ["random", "greedy"]\n')
+    db = tmp_path / "a.sqlite"
+    r = runner.invoke(app, ["tournament", "run", str(ladder), "--db", str(db)])
+    assert r.exit_code == 2 and " ".join(r.output.split()) == (
+        f"error: {ladder}: a ladder file (its house, server), not a tournament spec: arbiter arena {ladder} runs it"), r.output
+    r = runner.invoke(app, ["arena", str(club), "--db", str(db), "--port", "0", "--web-port", "-1"])
+    assert r.exit_code == 2 and " ".join(r.output.split()) == (
+        f"error: {club}: a tournament spec (its bots), not a ladder file: arbiter tournament run {club} runs it"), r.output
+    assert not db.exists()

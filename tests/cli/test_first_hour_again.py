@@ -170,6 +170,23 @@ def test_play_takes_the_players_of_a_partnership_from_the_bots(tmp_path):
     assert r.exit_code == 0 and "partnerships=true" in r.output and "players=4" in r.output, r.output
 
 
+def test_watch_of_a_stored_match_says_how_to_step_through_it(tmp_path):
+    """`arbiter watch 1-2 --db arena.sqlite` of a match its finished tournament played said only
+    that no tournament is running from the store; the one way to see that match step by step
+    (`arbiter replay ID --all`) went unsaid. A match still withheld (its tournament not over)
+    is not offered."""
+    db = tmp_path / "arena.sqlite"
+    r = runner.invoke(app, ["tournament", "run", "--bots", "random,greedy", "-o", "deals=1", "--deals", "1", "--seed", "1",
+                            "--transport", "inproc", "--name", "n", "--quiet", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["watch", "1-0", "--db", str(db)])
+    assert r.exit_code == 2 and " ".join(r.stderr.split()).endswith(
+        f"; match 1-0 is stored there, played: arbiter replay 1-0 --db {db} --all shows it step by step (or --step, "
+        "one step per Enter)"), r.output
+    r = runner.invoke(app, ["watch", "1-99", "--db", str(db)])
+    assert r.exit_code == 2 and "replay" not in r.stderr, r.output
+
+
 @pytest.mark.e2e
 def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     """Issue 44: there was no way to watch a tournament of a store live; `arbiter watch --db`

@@ -67,3 +67,32 @@ def test_serve_refuses_metrics_on_its_own_port(tmp_path):
     said = " ".join(got.stderr.split())
     assert got.returncode == 2 and f"--metrics {port}: port {port} is --port's; the metrics need a port of their own" \
         in said, got
+
+
+def test_web_on_a_taken_port_says_it_as_serve_does_and_makes_no_store(tmp_path):
+    """`arbiter web --port P` with P taken said the web server's own words, "Address already in
+    use (while attempting to bind on address ('127.0.0.1', P))", where `serve` and `arena` say
+    "the port is taken", and had already created the new store it was given."""
+    import socket
+
+    db = tmp_path / "new.sqlite"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        got = run_in_process("web", "--db", str(db), "--port", str(port), serving=True)
+    assert got.returncode == 2, got
+    assert got.stderr.strip() == f"error: cannot listen on 127.0.0.1:{port}: the port is taken (another process listens on it)"
+    assert not db.exists()
+
+
+def test_watch_db_refuses_hidden_cards_which_no_run_of_a_store_shows(tmp_path):
+    """`arbiter watch --db STORE --hidden-cards` printed "every hand is shown deal by deal ...",
+    then the run's arbiter refused it ("this arbiter shows hidden cards only after a match
+    ends (no --spectator-delay)"), an option neither a tournament run nor an arena has. Refused
+    at once, saying what to do instead."""
+    got = run_in_process("watch", "--db", str(tmp_path / "arena.sqlite"), "--hidden-cards")
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and got.stdout == "" and said == (
+        "error: --hidden-cards: a tournament run or an arena shows no hand while its matches are played (only arbiter "
+        "serve --spectator-delay does); watch without it: each match's full deal is shown as it ends"), got

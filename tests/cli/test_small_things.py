@@ -211,3 +211,28 @@ def test_a_servicer_cancelled_by_a_stop_is_not_logged_and_other_errors_are():
     assert _QuietCancel().filter(record(ValueError("x"))) is True
     assert logging.getLogger("grpc._cython.cygrpc").filters and any(
         isinstance(f, _QuietCancel) for f in logging.getLogger("grpc._cython.cygrpc").filters)
+
+
+def test_a_command_s_help_breaks_its_lines_only_where_a_sentence_or_clause_ends():
+    """`--help` shows a docstring's line breaks as written (rich markup keeps them), so a
+    docstring wrapped at the source's width read "step K is the match's K-th action, as
+    `arbiter" / "analyse`, the web replay ..." in `arbiter replay --help`, and so in watch,
+    standings, tournament show, bots show and remove, credentials revoke and show. A line of
+    the text under the summary ends a sentence or a clause (or a list's item)."""
+    import typer
+
+    import arbiter.cli as cli
+
+    def commands(command, path):
+        if hasattr(command, "list_commands"):
+            for name in command.list_commands(None):
+                yield from commands(command.get_command(None, name), (*path, name))
+        else:
+            yield path, command
+
+    cli.load()
+    broken = [f"arbiter {' '.join(path)}: {line.strip()!r}"
+              for path, command in commands(typer.main.get_command(app), ())
+              for paragraph in (command.help or "").split("\n\n")[1:]
+              for line in paragraph.split("\n")[:-1] if line.rstrip()[-1:] not in tuple(".:;,)!?")]
+    assert broken == [], "\n".join(broken)

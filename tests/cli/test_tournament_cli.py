@@ -1093,6 +1093,25 @@ def test_a_run_into_a_store_not_there_says_it_creates_one(tmp_path):
     assert r.exit_code == 0 and "creating" not in r.stderr, r.output
 
 
+@pytest.mark.parametrize("how", ["file", "flags", "evaluate"])
+def test_a_registered_bot_named_for_a_store_not_there_makes_no_store(tmp_path, how):
+    """``bots = ["random", "mine@1"]`` run with a --db not there (a typo of the store it was
+    submitted to) said "creating a new store at b.sqlite", then "no bot 'mine@1' in the registry
+    of b.sqlite", as if it had been removed, and left that empty store (and `evaluate` its lock
+    file) behind: the run is refused first, saying there is no store to look the bot up in."""
+    db = tmp_path / "b.sqlite"
+    spec = tmp_path / "b.toml"
+    spec.write_text('name = "x"\ngame = "spades"\nbots = ["random", "me=mine@1"]\n')
+    args = {"file": ["tournament", "run", str(spec)], "flags": ["tournament", "run", "--bots", "random,mine@1"],
+            "evaluate": ["evaluate", "spades", "mine@1", "random"]}[how]
+    r = runner.invoke(app, [*args, "--db", str(db)])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 2 and said == (f"error: bots: 'mine@1' names a registered bot, and there is no store at {db} "
+                                         "to look it up in: give the store it was submitted to (--db), or register it "
+                                         "there first (arbiter bots submit)"), r.output
+    assert list(tmp_path.iterdir()) == [spec]
+
+
 @pytest.mark.parametrize("command", [("standings",), ("standings", "--arena", "x"), ("tournament", "list"),
                                      ("tournament", "show"), ("tournament", "show", "x", "--match", "1"),
                                      ("tournament", "run", "--resume", "x")])

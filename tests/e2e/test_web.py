@@ -297,7 +297,7 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
         assert "in progress" in main and "99" not in main and "seed" not in main  # no seed
         # nor the match, whose deal is still to be played (its row's timing would tell a forfeit): only how many wait
         assert "run-0" not in main and "after 1 deal" not in main
-        assert "1 match of a deal still being played is listed once its deal is whole" in main
+        assert "1 match of a deal not yet played through is listed once its deal is whole" in main
         assert "Replays open when the tournament ends" in main and not browser.find_elements(By.LINK_TEXT, "run-0")
     with Store(db) as store:
         store.mark_finished(t.id)

@@ -179,7 +179,7 @@ def test_a_tournament_page_and_an_arena_leaderboard_push_an_event_when_they_chan
         assert event["id"] == fragment_hash(fragment) and "<html" not in fragment
         assert "3 matches of 4" in fragment and 'id="live"' not in fragment
         # (listed once its deal, played in two seatings, is whole: till then, only counted)
-        assert "ws-2" not in fragment and "1 match of a deal still being played is listed" in fragment
+        assert "ws-2" not in fragment and "1 match of a deal not yet played through is listed" in fragment
         arena = Arena(ARENA, db, poll=0)  # the ladder plays on
         asyncio.run(arena.run(max_encounters=1))
         arena.close()

@@ -165,6 +165,39 @@ def test_a_new_version_replaces_its_predecessor_and_keeps_its_history(tmp_path):
         a.close()
 
 
+def test_a_house_bot_named_by_its_registered_version_plays_once_as_a_house_bot(tmp_path):
+    """``house = ["random", "mine@1"]``, mine@1 being the latest registered version: the arena
+    entered it as a submission (mine@1) and then as a house bot of the same name, and stopped
+    at once: "the store cannot be used: UNIQUE constraint failed: arena_entrants.arena_id,
+    arena_entrants.player". It plays as the house bot it was named as, once."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+    a = Arena(_spec(house=("random", "mine@1")), db, poll=0)
+    _run(a, 2)
+    assert a.finished == 2 and sorted(a.entrants) == ["mine@1", "random"]
+    assert a.entrants["mine@1"].author == "house" and a.entrants["mine@1"].encounters == 2
+    a.close()
+
+
+@pytest.mark.parametrize("store", [False, True])
+def test_a_house_bot_the_registry_does_not_hold_is_refused_at_the_start(tmp_path, store):
+    """``house = ["random", "mine@2"]`` where the store holds no mine@2 (or there is no store):
+    every encounter failed with a traceback, and the 20th stopped the arena with a RuntimeError
+    (in a new store it had just made). Refused as it opens, saying which and why, no store made."""
+    db = tmp_path / "a.sqlite"
+    if store:
+        Store(db).close()
+        with Registry(db) as reg:
+            _register(reg, "1")
+    a = Arena(_spec(house=("random", "mine@2")), db, poll=0)
+    why = "mine has version 1" if store else "no store at"
+    with pytest.raises(SpecError, match=f"house: 'mine@2': no bot 'mine@2'.*{why}"):
+        a.open()
+    assert db.exists() == store
+
+
 def test_a_version_removed_from_the_registry_while_the_arena_runs_withdraws_it_not_its_opponent(tmp_path):
     """``arbiter bots remove`` (another process) between the arena's look at the registry and
     an encounter's start: the encounter is not played and the removed version is withdrawn.

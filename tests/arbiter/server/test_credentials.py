@@ -291,3 +291,13 @@ def test_a_folder_given_as_the_credentials_file_keeps_its_mode(tmp_path):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o755
     with pytest.raises(CredentialsError):
         auth.read(folder)
+
+
+def test_a_credentials_file_in_a_folder_not_there_is_refused_and_no_folder_made(tmp_path):
+    """`arbiter serve --credentials /nonexistent/c.json` (a typo of the folder meant) made
+    /nonexistent, wherever the typo put it, as no store file's opening does: refused."""
+    from arbiter.server import auth
+
+    with pytest.raises(auth.CredentialsError, match=r"c.json: no folder .*typo \(create it first\)"):
+        auth.ensure(tmp_path / "typo" / "c.json", bots=("north",))
+    assert not (tmp_path / "typo").exists()

@@ -46,6 +46,19 @@ def test_a_client_is_told_the_certificate_is_out_of_its_dates(details):
     assert "out of its dates" in hint and "not signed by the CA" not in hint, hint
 
 
+@pytest.mark.parametrize("tls", [False, True])
+def test_a_client_given_a_web_port_is_told_it_is_one(tls):
+    """`arbiter bots submit --server` given the arena's leaderboard port (the one a person has
+    open in the browser) said only gRPC's "Failed parsing HTTP/2 (Expected SETTINGS frame as
+    the first frame, got frame type 80) (Trying to connect an http1.x server (HTTP status 404))"."""
+    details = ("failed to connect to all addresses; last error: UNIMPLEMENTED: ipv4:127.0.0.1:8080: Failed parsing "
+               "HTTP/2 (Expected SETTINGS frame as the first frame, got frame type 80) (Trying to connect an http1.x "
+               "server (HTTP status 404))")
+    hint = unreachable_hint("127.0.0.1:8080", details, tls=tls)
+    assert hint == (" (127.0.0.1:8080 is a web server's port (arbiter web, an arena's leaderboard), not an arbiter's: "
+                    "give the port of its 'arbiter listening on' line (an arena's 'Bots service listening on'))"), hint
+
+
 @pytest.mark.e2e  # openssl makes the certificate, and the server starts (and stops at once)
 def test_serve_warns_of_a_private_key_other_users_may_read(tmp_path):
     """The credentials file is made its owner's alone; the TLS private key, read as it was

@@ -116,7 +116,7 @@ def test_the_rule_counts_whole_deals_only_while_the_batch_is_closed():
     assert closed.rows == ((0, "a"), (0, "b")) and (closed.deals, closed.planned) == (1, 3)
     assert closed.note == counted_note(1, 3) and closed.note.startswith(f"1 deal of 3 counted; {NOTE}")
     assert [closed.counts(r) for r in rows] == [True, True, False]  # what a list of matches lists
-    assert closed.unlisted_note == "1 match of a deal still being played is listed once its deal is whole"
+    assert closed.unlisted_note == "1 match of a deal not yet played through is listed once its deal is whole"
     # a deal the plan does not name (or names with no match) never counts while closed
     assert of_tournament("t", False, True).counted(rows, deal_of, {1: 1}).rows == ((1, "a"),)
     for rule in (of_tournament("t", finished=True, duplicate=True), of_tournament("t", finished=False, duplicate=False),
@@ -267,7 +267,7 @@ def test_how_a_match_ended_is_shown_once_its_deal_counts(played, tmp_path):
     assert '<a href="/m/' not in after["bot pages"][("random", "greedy", "r2").index(seat)]  # replays open at the end
 
 
-UNLISTED = re.compile(r"(\d+) match(?:es)? of (?:a deal|deals) still being played (?:is|are) listed once (?:its deal is|their "
+UNLISTED = re.compile(r"(\d+) match(?:es)? of (?:a deal|deals) not yet played through (?:is|are) listed once (?:its deal is|their "
                       r"deals are) whole")
 
 
@@ -294,7 +294,7 @@ def test_a_match_is_listed_once_its_deal_counts(played, tmp_path):
     seen = lists(copy)
     assert listed(seen) == [set(range(6)), set(range(6)), {3}]
     assert f">{rows[6].match_id}<" not in page and f" {rows[6].match_id} " not in str(seen["show"])
-    one = "1 match of a deal still being played is listed once its deal is whole"
+    one = "1 match of a deal not yet played through is listed once its deal is whole"
     assert one in page and 'id="unlisted"' in page and 'id="no-matches"' not in page
     assert all(one in " ".join(s.split()) for s in seen["show"])
     assert "forfeit_timeout" in seen["page"] and "seat 1 timeout" in seen["show"][0]  # match 3's end, its deal counted
@@ -310,7 +310,7 @@ def test_a_match_is_listed_once_its_deal_counts(played, tmp_path):
         put(store, rows[7])
     twin = lists(copy)
     assert masked(twin) == masked(seen) and twin != seen and listed(twin) == listed(seen)
-    assert "2 matches of deals still being played are listed once their deals are whole" in " ".join(twin["show"][0].split())
+    assert "2 matches of deals not yet played through are listed once their deals are whole" in " ".join(twin["show"][0].split())
     with Store(copy) as store:
         for row in rows[8:]:
             put(store, row)
