@@ -124,7 +124,8 @@ def evaluate(
                                   "not installed here, no --seed) it resumes or extends only an unfinished evaluation "
                                   "or the one --name names, and reads none: after a finished one a new one starts on "
                                   "a new seed. Nothing is written until the run has started (its bots up, its cluster reached). A "
-                                  "FILE not there yet is created, and said so on stderr.")] = None,
+                                  "FILE not there yet is created once the game, its options and the bots are checked (a typo makes "
+                                  "none), and said so on stderr.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
@@ -177,7 +178,7 @@ def evaluate(
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from arbiter.store.db import READ_ERRORS, Store
-    from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, evaluate as run_evaluation
+    from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, check_evaluation, evaluate as run_evaluation
     from arbiter.rating.betting import known_bounds
     from arbiter.tournament.probes import LUCK_PROBES
 
@@ -269,6 +270,7 @@ def evaluate(
     # for a searching bot): one that cannot keep the matches (no folder, not a store, read-only), or
     # that another run is writing, is said now, not after them (the run keeps the lock it finds taken).
     # A scheduler's stop (SIGTERM) ends it as Ctrl-C does, from the store's opening on: the probes too.
+    _run(check_evaluation, game, (bot_a, bot_b), options, preset)  # a typo refused before a store is made for it
     if db is not None:
         creating_store(db)
     with terminate_as_interrupt(), _run(Store, db) if db is not None else contextlib.nullcontext() as store:

@@ -69,15 +69,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from cardarena.games import ConfigError, Game, Outcome, get_game, typed_options
-from arbiter.batch.engine import batch_key, play_batch
+from arbiter.batch.engine import BotsDoNotPlay, batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
-from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, entrant_names, keyed_spec
+from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, check_named, entrant_names, keyed_spec
+from arbiter.hosting.loading import BUNDLED, game_names, load_bot
 from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
 from arbiter.tournament.spec import in_stored_form
 from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
+from arbiter.store.registry import is_registered_ref
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import (
     AUTO_HISTORY, AutoVarianceTest, BettingThenVariance, OwnDealsOrBetting, VarianceTest, as_stored, auto_room, without_form,
@@ -628,6 +630,23 @@ def _alike(stored: Mapping[str, Any], spec: Mapping[str, Any], but: Sequence[str
 #: ``jobs`` at most: worker processes (or a cluster's matches at once); past a C int the
 #: process pool itself fails (OverflowError), and far below it the machine does.
 MAX_JOBS = 1024
+
+
+def check_evaluation(game: str, bots: Sequence[str], options: Mapping[str, Any] | None = None,
+                     preset: str | None = None) -> None:
+    """What ``evaluate`` would refuse on starting, said before anything is made for it: the
+    game, its options and preset (ConfigError), and each bot given by name, file or folder
+    (BotLoadError; a bundled one that does not play the game, BotsDoNotPlay). A typo in a bot's
+    path or an option made ``arbiter evaluate --db NEW`` create the store and say so, then
+    refuse the run, leaving an empty store behind (``arbiter play`` and ``tournament run``
+    check first). A registered ``name@version`` is looked up in the store when the run starts."""
+    get_game(game, dict(options or {}), preset)
+    for spec in bots:
+        if is_registered_ref(spec):
+            continue
+        check_named(spec)
+        if spec in BUNDLED and not (bot := load_bot(spec)).plays(game):
+            raise BotsDoNotPlay(spec, game, game_names(bot.games))
 
 
 def evaluate(

@@ -923,3 +923,17 @@ def test_an_evaluation_stopped_before_it_started_says_what_the_store_holds(tmp_p
     said = " ".join(r.stderr.split())
     assert r.exit_code == 130 and (f"interrupted: the finished matches are stored in {db}; the same command without "
                                    "--fresh resumes the evaluation") in said, said
+
+
+@pytest.mark.parametrize("mistake", [["nobot.py", "heuristic"], ["heuristic", "heuristc"], ["greedy", "random"],
+                                     ["heuristic", "greedy", "-o", "deal=1"]])
+def test_a_typo_is_refused_before_the_store_is_made(tmp_path, mistake):
+    """A typo in a bot's path or name, a bundled bot of another game or an unknown option: the
+    run refuses it, and ``--db NEW`` said "creating a new store at NEW" first and left an empty
+    store behind (``arbiter play`` and ``tournament run`` check before, and make none)."""
+    db = tmp_path / "e.sqlite"
+    game = "spot" if mistake[0] == "greedy" else "spades"
+    r = CliRunner().invoke(app, ["evaluate", game, *mistake, "--deals", "1", "--db", str(db)])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 2 and said.startswith("error: ") and "Traceback" not in r.output, r.output
+    assert "creating" not in said and not db.exists(), said
