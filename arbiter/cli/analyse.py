@@ -34,6 +34,7 @@ from rich.table import Table
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
+from arbiter.batch.settings import bot_names
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states, unsure_at_best
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
 from arbiter.cli.layout import Column, console_width, fitted_table
@@ -54,7 +55,7 @@ def analyse(
     last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
     top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
     hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena\\[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
-    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
+    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats, or a file or folder bot as it was given, mybot.py or mybot/: its seats are mybot; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes.
 
@@ -218,8 +219,14 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
     with Store(db, read_only=True) as store:
         # a registered bot sits as name@version: its name alone means every version of it
         names = [bot] + ([] if "@" in bot else store.versions_played(bot))
-        if not any(store.bot_matches(name, 1) for name in names):  # a typo: "analyse one first" sent its author looking
-            raise UsageError(f"no match of {bot!r} in {db}: a bot is named as it sits in its matches (arbiter replay "
+        given = bot
+        if not any(store.bot_matches(name, 1) for name in names) and (seated := bot_names([bot])[0]) != bot:
+            # a file or folder bot as `arbiter evaluate` and `play` were given it (mybot.py, mybot/), which
+            # their report names so ("mybot.py lost most in..."), sits in its matches by its stem (mybot)
+            bot, names = seated, [seated]
+        newest = [m for name in names for m in store.bot_matches(name, 1)]
+        if not newest:  # a typo: "analyse one first" sent its author looking
+            raise UsageError(f"no match of {given!r} in {db}: a bot is named as it sits in its matches (arbiter replay "
                              "MATCH, the web's match pages), a registered one by its name alone or name@version")
         # every costly decision, then each game's top: a loss is in its game's units (Spades'
         # points, Spot's money, pay-off cards), and one ranking of them all put a bundled bot's
