@@ -22,6 +22,7 @@ reads it: a match the disclosure rule withholds is refused.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -234,8 +235,13 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         found, analysed_matches = costliest_of(store, names, top=sys.maxsize)
         game_of = {m: store.read_match(m)[0].game for m in sorted({c.match_id for c in found})}
     if not analysed_matches:
-        out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "
-                  f"`arbiter analyse MATCH --seat S` (see `arbiter bots show` or the web for its matches)")
+        # its newest match, as a command to run: `arbiter bots show` (named here before) lists a registered
+        # bot's matches only, and a file bot's author found none there
+        last = newest[0]
+        seat = next(i for i, s in enumerate(last.seats) if s in names)
+        out.print(f"no analysed match of {escape(bot)} in {escape(str(db))}: analyse one first, e.g. its newest: "
+                  f"`arbiter analyse {last.match_id} --seat {seat} --db {escape(shlex.quote(str(db)))}`",
+                  highlight=False, soft_wrap=True)
         return
     if not found:
         out.print(f"no decision of {escape(bot)} lost anything against the best valued action in "

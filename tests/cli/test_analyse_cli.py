@@ -174,6 +174,19 @@ def test_a_bot_that_played_no_match_is_refused(tmp_path):
     assert r.exit_code == 0 and "no analysed match of heuristic" in r.output, r.output
 
 
+def test_a_bot_with_no_analysed_match_is_given_one_to_analyse(tmp_path):
+    """A bot that played but has no analysed match was sent to `arbiter bots show` for its
+    matches, which lists a registered bot's only ("no bot 'mybot' in the registry" for a file
+    bot's author); it is given its newest match as a command to run, seat and store included."""
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", "--bot", "heuristic", "--db", str(db))
+    said = " ".join(r.output.split())
+    assert r.exit_code == 0 and "bots show" not in said, said
+    assert f"`arbiter analyse {record.match_id} --seat 1 --db {db}`" in said, said
+
+
 def test_a_file_bot_is_found_by_the_name_evaluate_gave_it(tmp_path, monkeypatch):
     """`arbiter evaluate spades mybot.py heuristic --db D` ends "mybot.py lost most in deal K:
     arbiter analyse MATCH --seat S"; its author then asks ``analyse --bot mybot.py`` and was told
