@@ -75,8 +75,7 @@ def watch(
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal.
 
-    With no MATCH_ID and no match running, it says it waits for the next match to start, and
-    waits (the arbiter gives up after a minute without one); Ctrl-C stops it."""
+    With no MATCH_ID and no match running, it says it waits for the next match to start, and waits (the arbiter gives up after a minute without one); Ctrl-C stops it."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 

@@ -159,6 +159,28 @@ def test_a_help_texts_brackets_are_printed():
             assert f"[{w}]" in r.output, (path, w)
 
 
+def test_a_commands_help_breaks_its_lines_only_between_items():
+    """A command's --help keeps its text's line breaks (rich markup): a docstring wrapped at the
+    source's width came out broken mid-sentence at a terminal's ("...to start, and" / "waits
+    ...", in `arbiter replay`, `watch`, `tournament show`, `bots show` and `remove`, `credentials`).
+    A paragraph after the first breaks a line only where an item or a sentence ends."""
+    import inspect
+
+    import typer
+
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, path + [name])
+
+    broken = []
+    for path, cmd in walk(typer.main.get_command(app), []):
+        doc = inspect.cleandoc(getattr(cmd, "help", None) or "")
+        for paragraph in doc.split("\n\n")[1:]:
+            broken += [(path, line) for line in paragraph.split("\n")[:-1] if not line.rstrip().endswith((";", ":", "."))]
+    assert not broken, broken
+
+
 def test_the_bundled_names_listed_for_play_and_the_sdk_are_every_one():
     """``arbiter play --help`` and ``pydoc sdk.loading`` listed random, greedy, heuristic and
     search: ``dds``, installed beside them, was missing."""
