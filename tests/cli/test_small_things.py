@@ -181,6 +181,13 @@ def test_a_commands_help_breaks_its_lines_only_between_items():
     assert not broken, broken
 
 
+def test_replays_help_says_at_counts_the_seats_decisions():
+    """`arbiter replay --help` said "--at K names the step its decision was played at" beside
+    --at's own "that seat's K-th decision (from 1)": it is the decision (analyse's #)."""
+    text = " ".join(runner.invoke(app, ["replay", "--help"], env={"COLUMNS": "400"}).output.split())
+    assert "names the step" not in text and "--at K is not a step but the seat's own K-th decision" in text, text
+
+
 def test_the_bundled_names_listed_for_play_and_the_sdk_are_every_one():
     """``arbiter play --help`` and ``pydoc sdk.loading`` listed random, greedy, heuristic and
     search: ``dds``, installed beside them, was missing."""
