@@ -37,7 +37,7 @@ from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
 from arbiter.batch.settings import bot_names
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states, unsure_at_best
-from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
+from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, no_store, out, plural, show_progress
 from arbiter.cli.layout import Column, console_width, fitted_table
 from arbiter.cli.replay import load_record, record_file, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
@@ -216,7 +216,7 @@ def _stored(db: Path, match_id: str, seat: int, settings: dict, advance) -> tupl
 def bot_costliest(bot: str, db: Path, top: int) -> None:
     """Print ``bot``'s costliest decisions across its stored, analysed matches."""
     if not db.exists():
-        raise UsageError(f"no store at {db} (pass --db)")
+        raise no_store(db)
     with Store(db, read_only=True) as store:
         # a registered bot sits as name@version: its name alone means every version of it
         names = [bot] + ([] if "@" in bot else store.versions_played(bot))

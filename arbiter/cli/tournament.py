@@ -30,7 +30,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    creating_store, emit, fail, interrupted_run, need, show_progress, stderr_block, tournament_app,
+    creating_store, emit, fail, interrupted_run, need, no_store, show_progress, stderr_block, tournament_app,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -342,8 +342,7 @@ def _open_existing(db: Path, writes: bool = False) -> Store:
     that a store of an older schema, which readers refuse, is migrated as the run would."""
     if not db.exists():
         # (a reader makes none: a typo in --db is said, not read as an empty store)
-        raise UsageError(f"no store at {db} (arbiter tournament run and arbiter evaluate --db make one; another "
-                         "store: --db FILE)")
+        raise no_store(db)
     return Store(db, read_only=not writes)
 
 

@@ -188,6 +188,20 @@ def test_replays_help_says_at_counts_the_seats_decisions():
     assert "names the step" not in text and "--at K is not a step but the seat's own K-th decision" in text, text
 
 
+@pytest.mark.parametrize("args", [["export", "--decisions", "-o", "x.parquet"], ["analyse", "--bot", "mybot"],
+                                  ["standings"], ["tournament", "show"]])
+def test_a_store_not_there_is_said_alike_to_one_who_passed_db(tmp_path, args):
+    """A typo in --db (evl.sqlite for eval.sqlite): `export` and `analyse --bot` answered "no
+    store at evl.sqlite (pass --db)" to one who had passed it; every reader says what makes a
+    store and how to read another, in the same words."""
+    db = tmp_path / "evl.sqlite"
+    r = runner.invoke(app, [*args, "--db", str(db)], env={"COLUMNS": "400"})
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "(pass --db)" not in said and not db.exists(), said
+    assert f"error: no store at {db} (arbiter play, arbiter tournament run and arbiter evaluate --db make one; " \
+           "another store: --db FILE)" in said, said
+
+
 def test_the_bundled_names_listed_for_play_and_the_sdk_are_every_one():
     """``arbiter play --help`` and ``pydoc sdk.loading`` listed random, greedy, heuristic and
     search: ``dds``, installed beside them, was missing."""
