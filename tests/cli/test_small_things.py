@@ -50,6 +50,27 @@ def test_an_unknown_bundled_bot_suggests_the_closest_name():
         load_bot("nope/")  # a path, not a name
 
 
+def test_a_typo_in_a_bots_path_suggests_the_bot_beside_it(tmp_path, monkeypatch):
+    """`arbiter play spades myspade.py ...` beside myspades.py said "bot file or folder not
+    found: myspade.py" and no more (a bundled name's typo got "did you mean"): the bot files
+    and folders in the folder it names are the candidates, written as it was."""
+    from sdk.loading import BotLoadError, load_bot
+
+    (tmp_path / "myspades.py").write_text("")
+    (tmp_path / "spotty").mkdir()
+    (tmp_path / "spotty" / "bot.py").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    monkeypatch.chdir(tmp_path)
+    for typed, meant in [("myspade.py", "myspades.py"), ("./myspade.py", "./myspades.py"),
+                         (f"{tmp_path}/myspade.py", f"{tmp_path}/myspades.py"), ("spoty", "spotty"), ("spoty/", "spotty/")]:
+        with pytest.raises(BotLoadError, match=re.escape(f": did you mean {meant!r}?")):
+            load_bot(typed)
+    with pytest.raises(BotLoadError, match=r"found: note\.py$"):
+        load_bot("note.py")  # not a bot file: no candidate
+    r = runner.invoke(app, ["play", "spades", "myspade.py", "random", "random", "random", "--db", "a.sqlite"])
+    assert r.exit_code == 2 and "did you mean 'myspades.py'?" in r.output, r.output
+
+
 def test_a_tournament_spec_suggests_the_closest_bot_and_names_a_slashed_folder_by_it(tmp_path):
     from arbiter.tournament.spec import SpecError, TournamentSpec, bot_names
 
