@@ -69,6 +69,9 @@ def test_a_typo_in_a_bots_path_suggests_the_bot_beside_it(tmp_path, monkeypatch)
         load_bot("note.py")  # not a bot file: no candidate
     r = runner.invoke(app, ["play", "spades", "myspade.py", "random", "random", "random", "--db", "a.sqlite"])
     assert r.exit_code == 2 and "did you mean 'myspades.py'?" in r.output, r.output
+    for bots, meant in [("myspade.py,random", "myspades.py"), ("spoty/,random", "spotty/")]:  # a tournament's spec
+        r = runner.invoke(app, ["tournament", "run", "--game", "spades", "--bots", bots, "--db", "a.sqlite"])
+        assert r.exit_code == 2 and f"did you mean {meant!r}?" in r.output, r.output
 
 
 def test_a_tournament_spec_suggests_the_closest_bot_and_names_a_slashed_folder_by_it(tmp_path):
