@@ -308,8 +308,9 @@ def evaluate(
 
             def on_start(r: EvalResult) -> None:
                 started.append(r)
-                if (line := _edited_line(r, db)) is not None:  # said now, not only once it is over (or cut off)
-                    progress.print(line, highlight=False, markup=False, soft_wrap=True)
+                for line in (_edited_line(r, db), _after_finished_line(r, db)):  # said now, not only once it is over
+                    if line is not None:
+                        progress.print(line, highlight=False, markup=False, soft_wrap=True)
 
             def run(store: Store | None) -> EvalResult:
                 try:
@@ -350,7 +351,7 @@ def evaluate(
                      "it changed", highlight=False, markup=False, soft_wrap=True)
     elif result.resumed:
         report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
-    elif (line := _edited_line(result, db)) is not None:  # (said at the start too, on stderr)
+    elif (line := _edited_line(result, db) or _after_finished_line(result, db)) is not None:  # (said at the start too)
         report.print(line, highlight=False, markup=False, soft_wrap=True)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
     report.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
@@ -417,6 +418,17 @@ def _edited_line(result: EvalResult, db: Path | None) -> str | None:
     return (f"a new evaluation, {result.stored_as}{seed}: {', '.join(files)} changed since {old}{left} in {db}, which "
             f"was played with the file as it was (put it back to resume that one with this command; none deletes it: "
             f"--name {shlex.quote(old)} --fresh plays this file's evaluation in its place)")
+
+
+def _after_finished_line(result: EvalResult, db: Path | None) -> str | None:
+    """A new evaluation on a new secret seed where the same command's earlier one is finished
+    (``EvalResult.after_finished``): said, with the way to continue that one instead (None: not so)."""
+    if result.after_finished is None or result.resumed or result.read_of is not None:
+        return None
+    old = shlex.quote(result.after_finished)
+    return (f"a new evaluation, {result.stored_as}, on a new seed: {result.after_finished} in {db}, of the same bots "
+            f"and settings, is finished, and on a secret seed the same command does not continue a finished one "
+            f"(--name {old} with a larger --deals plays more of its deals instead)")
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,

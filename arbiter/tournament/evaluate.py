@@ -154,6 +154,9 @@ class EvalResult:
     #: a new evaluation begun under the default name where one of the same command with other bot
     #: files is stored (``edited_since``): its name and the files that differ (None: no such one)
     edited: tuple[str, tuple[str, ...]] | None = None
+    #: a new evaluation on a new secret seed beside a finished one of the same command and bot
+    #: files, which the same command does not extend (``finished_alike``): its name (None: none)
+    after_finished: str | None = None
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
     #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
@@ -583,6 +586,20 @@ def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, s
     return None
 
 
+def finished_alike(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> str | None:
+    """The latest finished evaluation of the same command as ``spec`` (but for its secret seed
+    and its cap of deals) with the same bot files, or None. On a secret seed the same command
+    resumes or extends only an unfinished one, so after a finished one it begins anew: `--deals
+    60` after a run of 30 that reached its cap played 60 new deals, and said nothing of the 30."""
+    prefix = _name_prefix(spec, seed=False)
+    for t in reversed(store.tournaments([])):
+        held = t.spec.get(CONTENT_KEY)
+        if (t.name.startswith(prefix) and t.finished is not None and isinstance(held, Mapping)
+                and dict(held) == dict(contents) and _alike(t.spec, spec, ("seed", "deals", CONTENT_KEY))):
+            return t.name
+    return None
+
+
 def _holds(store: Store, tour: TournamentRow, deals: int) -> bool:
     """Whether the stored evaluation ``tour`` (of more deals) holds every match a run of its
     first ``deals`` deals counts: both seatings of each, or of each up to the deal where its
@@ -753,6 +770,8 @@ def evaluate(
         sprt = result.sprt = as_stored(sprt, spec.get("sprt"))  # one begun in an earlier form goes on in it
         if stored is None and name is None and not fresh and contents:
             result.edited = edited_since(store, spec, contents, secret=seed_source == "drawn")
+        if stored is None and name is None and not fresh and seed_source == "drawn" and result.edited is None:
+            result.after_finished = finished_alike(store, spec, contents)
         if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read
             result.read_of = stored["deals"]
             tid = store.tournament(result.stored_as).id

@@ -937,3 +937,24 @@ def test_a_typo_is_refused_before_the_store_is_made(tmp_path, mistake):
     said = " ".join(r.stderr.split())
     assert r.exit_code == 2 and said.startswith("error: ") and "Traceback" not in r.output, r.output
     assert "creating" not in said and not db.exists(), said
+
+
+def test_a_new_evaluation_beside_a_finished_one_of_the_same_command_says_so(tmp_path, monkeypatch):
+    """A file bot's evaluation is on a secret seed, and the same command continues only an
+    unfinished one: `--deals 4` after a run of 2 that reached its cap played 4 new deals and
+    said nothing of the 2 stored. It says so, and how to play more of that one's deals."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("from sdk.random_bot import RandomBot\n\nclass Mine(RandomBot):\n    name = 'mine'\n")
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spot", "mine.py", "random", "-o", "hands=1", "-o", "players=2", "--db", str(db),
+            "--transport", "inproc", "--deals"]
+    first = CliRunner().invoke(app, [*args, "2"])
+    assert first.exit_code == 0 and "new evaluation" not in first.output, first.output
+    with Store(db, read_only=True) as store:
+        (old,) = [t.name for t in store.tournaments([])]
+    r = CliRunner().invoke(app, [*args, "4"])
+    said = " ".join(r.stdout.split())
+    assert r.exit_code == 0 and f"on a new seed: {old} in {db}, of the same bots and settings, is finished" in said, said
+    assert f"--name {old} with a larger --deals plays more of its deals instead" in said, said
+    again = CliRunner().invoke(app, [*args, "6", "--name", old])  # as it says
+    assert again.exit_code == 0 and f"resumed {old}: 4 matches were already in" in again.stdout, again.output
