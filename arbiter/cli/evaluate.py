@@ -425,10 +425,11 @@ def _after_finished_line(result: EvalResult, db: Path | None) -> str | None:
     (``EvalResult.after_finished``): said, with the way to continue that one instead (None: not so)."""
     if result.after_finished is None or result.resumed or result.read_of is not None:
         return None
-    old = shlex.quote(result.after_finished)
-    return (f"a new evaluation, {result.stored_as}, on a new seed: {result.after_finished} in {db}, of the same bots "
-            f"and settings, is finished, and on a secret seed the same command does not continue a finished one "
-            f"(--name {old} with a larger --deals plays more of its deals instead)")
+    name, decided = result.after_finished
+    way = (f"its sequential test decided: arbiter tournament show {shlex.quote(name)} --db {shlex.quote(str(db))} "
+           "says what" if decided else f"--name {shlex.quote(name)} with a larger --deals plays more of its deals instead")
+    return (f"a new evaluation, {result.stored_as}, on a new seed: {name} in {db}, of the same bots and settings, is "
+            f"finished, and on a secret seed the same command does not continue a finished one ({way})")
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,

@@ -155,8 +155,9 @@ class EvalResult:
     #: files is stored (``edited_since``): its name and the files that differ (None: no such one)
     edited: tuple[str, tuple[str, ...]] | None = None
     #: a new evaluation on a new secret seed beside a finished one of the same command and bot
-    #: files, which the same command does not extend (``finished_alike``): its name (None: none)
-    after_finished: str | None = None
+    #: files, which the same command does not extend (``finished_alike``): its name and whether its
+    #: sequential test decided (None: none)
+    after_finished: tuple[str, bool] | None = None
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
     #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
@@ -586,9 +587,10 @@ def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, s
     return None
 
 
-def finished_alike(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> str | None:
+def finished_alike(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> tuple[str, bool] | None:
     """The latest finished evaluation of the same command as ``spec`` (but for its secret seed
-    and its cap of deals) with the same bot files, or None. On a secret seed the same command
+    and its cap of deals) with the same bot files, and whether its sequential test stopped it
+    (decided: more deals would not be played), or None. On a secret seed the same command
     resumes or extends only an unfinished one, so after a finished one it begins anew: `--deals
     60` after a run of 30 that reached its cap played 60 new deals, and said nothing of the 30."""
     prefix = _name_prefix(spec, seed=False)
@@ -596,7 +598,7 @@ def finished_alike(store: Store, spec: Mapping[str, Any], contents: Mapping[str,
         held = t.spec.get(CONTENT_KEY)
         if (t.name.startswith(prefix) and t.finished is not None and isinstance(held, Mapping)
                 and dict(held) == dict(contents) and _alike(t.spec, spec, ("seed", "deals", CONTENT_KEY))):
-            return t.name
+            return t.name, t.stopped_early
     return None
 
 

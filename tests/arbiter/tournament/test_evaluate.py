@@ -958,3 +958,11 @@ def test_a_new_evaluation_beside_a_finished_one_of_the_same_command_says_so(tmp_
     assert f"--name {old} with a larger --deals plays more of its deals instead" in said, said
     again = CliRunner().invoke(app, [*args, "6", "--name", old])  # as it says
     assert again.exit_code == 0 and f"resumed {old}: 4 matches were already in" in again.stdout, again.output
+    decided = [*args, "40", "--sprt", "-150,-100"]  # random against random: H1 accepted after a few deals
+    first = CliRunner().invoke(app, decided)
+    assert first.exit_code == 0 and "H1 accepted" in first.stdout, first.output
+    with Store(db, read_only=True) as store:
+        old = store.tournaments([])[-1].name
+    said = " ".join(CliRunner().invoke(app, decided).stdout.split())
+    assert f"{old} in {db}, of the same bots and settings, is finished" in said, said
+    assert f"(its sequential test decided: arbiter tournament show {old} --db {db} says what)" in said, said
