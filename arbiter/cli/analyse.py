@@ -156,7 +156,9 @@ def analyse(
                     every, saved = _run(_stored, db, record.match_id, s, settings,
                                         lambda r: (valued.append(r), progress.advance(task)))
                     said = "stored in" if valued and saved else ("read back from" if saved else "not stored: cannot write")
-                    page = f" (the inspector: /m/{record.match_id}/inspect?seat={s})" if saved else ""  # none to show there
+                    # an address of the web page: said with the command that serves it, not alone
+                    page = (f" (the inspector: arbiter web --db {shlex.quote(str(db))}, then /m/{record.match_id}/inspect?seat={s})"
+                            if saved else "")  # none to show there
                     err.print(f"seat {s}: analysis {said} {db}{page}", style="dim", markup=False)
                 else:
                     every = analysed_rows(record, s, **settings, first=first, last=last,

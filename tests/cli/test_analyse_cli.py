@@ -187,6 +187,17 @@ def test_a_bot_with_no_analysed_match_is_given_one_to_analyse(tmp_path):
     assert f"`arbiter analyse {record.match_id} --seat 1 --db {db}`" in said, said
 
 
+def test_the_inspectors_address_comes_with_the_command_that_serves_it(tmp_path):
+    """"seat 0: analysis stored in DB (the inspector: /m/ID/inspect?seat=0)": an address of no
+    server a newcomer had started; it names `arbiter web --db DB` with it."""
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--top", "0")
+    assert r.exit_code == 0, r.output
+    assert f"(the inspector: arbiter web --db {db}, then /m/{record.match_id}/inspect?seat=0)" in r.output, r.output
+
+
 def test_a_file_bot_is_found_by_the_name_evaluate_gave_it(tmp_path, monkeypatch):
     """`arbiter evaluate spades mybot.py heuristic --db D` ends "mybot.py lost most in deal K:
     arbiter analyse MATCH --seat S"; its author then asks ``analyse --bot mybot.py`` and was told
