@@ -264,7 +264,8 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
     if len(games) > 1:
         out.print(f"({escape(bot)} plays {len(games)} games here: each its own table, from {in_matches} in all)",
                   markup=False)
-    out.print(f"(or in the terminal: arbiter analyse MATCH --seat S --from N --to N)", style="dim", markup=False)
+    out.print(f"(each inspect address is a page of arbiter web --db {shlex.quote(str(db))}; or in the terminal: arbiter "
+              f"analyse MATCH --seat S --from N --to N --db {shlex.quote(str(db))})", style="dim", markup=False)
 
 
 def hindsight_table(counts: list[CardCount], title: str) -> Table:

@@ -196,6 +196,10 @@ def test_the_inspectors_address_comes_with_the_command_that_serves_it(tmp_path):
     r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--top", "0")
     assert r.exit_code == 0, r.output
     assert f"(the inspector: arbiter web --db {db}, then /m/{record.match_id}/inspect?seat=0)" in r.output, r.output
+    r = invoke("analyse", "--bot", "random", "--db", str(db))  # a bot's costliest decisions, each with its address
+    assert r.exit_code == 0 and f"/m/{record.match_id}/inspect?seat=0" in r.output, r.output
+    assert f"(each inspect address is a page of arbiter web --db {db}; or in the terminal: arbiter analyse MATCH --seat S " \
+           f"--from N --to N --db {db})" in r.output, r.output
 
 
 def test_a_file_bot_is_found_by_the_name_evaluate_gave_it(tmp_path, monkeypatch):
