@@ -54,11 +54,26 @@ def unknown_bot_message(spec: str) -> str:
     """Why ``spec`` names no bot: the closest bundled name if it looks like a misspelt one,
     the missing path if it looks like a path."""
     if "/" in spec or "\\" in spec or spec.endswith(".py"):
-        return f"bot file or folder not found: {spec}"
-    hint = did_you_mean(spec, sorted(BUNDLED))
+        return f"bot file or folder not found: {spec}" + did_you_mean(spec, bots_beside(spec))
+    hint = did_you_mean(spec, sorted(BUNDLED)) or did_you_mean(spec, bots_beside(spec))
     if hint:
         return f"unknown bot {spec!r}{hint}"
     return f"unknown bot {spec!r}: not a bundled bot ({BUNDLED_NAMES}) nor a .py file or folder"
+
+
+def bots_beside(spec: str) -> list[str]:
+    """The bot files and folders in the folder ``spec`` names one in, written as ``spec`` would
+    be (``myspade.py`` -> ``myspades.py``, ``spoty`` -> ``spotty``): a typo in a bot's path was
+    told "not found" beside the file it meant."""
+    name = spec.rstrip("/\\")
+    prefix = name[:len(name) - len(Path(name).name)]
+    try:
+        folder = Path(prefix or ".")
+        entries = [p for _, p in zip(range(1000), folder.iterdir())]
+        return sorted(prefix + p.name + spec[len(name):] for p in entries
+                      if (p.suffix == ".py" and p.is_file()) or (p / "bot.py").is_file() or (p / MANIFEST).is_file())
+    except OSError:
+        return []
 
 
 def import_failure(path: Path, exc: BaseException) -> str:
@@ -167,7 +182,7 @@ def load_bot(spec: str) -> Bot:
             if why := shadowing(folder):
                 raise BotLoadError(why)
         if not path.is_file():
-            raise BotLoadError(f"bot file not found: {path}")
+            raise BotLoadError(f"bot file not found: {path}" + ("" if folder else did_you_mean(path_part, bots_beside(path_part))))
         mod_name = f"_arena_bot_{abs(hash(str(path.resolve())))}"
         loader_spec = importlib.util.spec_from_file_location(mod_name, path)
         if loader_spec is None or loader_spec.loader is None:

@@ -87,6 +87,18 @@ def method_key() -> str:
     return f"method={METHOD};"
 
 
+def settings_words(key: str) -> str:
+    """A stored analysis's settings key (``settings_key``) in words, with the flags of `arbiter
+    analyse` that give them: the inspector showed the key as it is, "method=17, samples=64,
+    seed=0, max_actions=12", which names no flag and a version its reader has no use for."""
+    held = dict(part.split("=", 1) for part in key.split(";") if "=" in part)
+    if not {"samples", "seed", "max_actions"} <= held.keys():
+        return key.replace(";", ", ")
+    samples, seed, most = held["samples"], held["seed"], held["max_actions"]
+    return (f"{samples} sampled states per decision, seed {seed}, at most {most} actions valued (arbiter analyse "
+            f"--samples {samples} --seed {seed} --max-actions {most}; the analysis's method {held.get('method', '?')})")
+
+
 def current_analysis(store: Store, match_id: str, seat: int) -> StoredRow | None:
     """The newest stored analysis of ``seat`` in ``match_id`` made by the current ``METHOD``
     (any budget or seed), or None: what the inspector shows."""

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, game_names, load_bot, shadowing, unknown_bot_message
+from arbiter.hosting.loading import BUNDLED, BotLoadError, bots_beside, did_you_mean, game_names, load_bot, shadowing, unknown_bot_message
 from arbiter.store.db import Store
 from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup, registered_versions
 from cardarena.games import ConfigError
@@ -338,13 +338,13 @@ def check_bot_spec(spec: str, source: str, game: str, field: str = "bots") -> No
     path = Path(source.split(":")[0]) if not Path(source).exists() else Path(source)
     if path.suffix == ".py" or path.exists():
         if not (path.is_file() or (path.is_dir() and ((path / "bot.py").is_file() or (path / MANIFEST).is_file()))):
-            raise SpecError(f"{field}: {spec!r}: file not found: {path}")
+            raise SpecError(f"{field}: {spec!r}: file not found: {path}" + did_you_mean(source, bots_beside(source)))
         if why := shadowing(path):
             raise SpecError(f"{field}: {why}")
         return
     if ":" in source:
         return  # module:Class, imported by the bot process
-    hint = did_you_mean(source, sorted(BUNDLED))
+    hint = did_you_mean(source, sorted(BUNDLED)) or did_you_mean(source, bots_beside(source))
     if hint:
         raise SpecError(f"{field}: unknown bot {spec!r}{hint}")
     raise SpecError(f"{field}: unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}), a .py file, module:Class or name@version")

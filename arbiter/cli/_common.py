@@ -320,6 +320,14 @@ def interrupted_run(db: Path, what: str, begun: bool, fresh: bool = False, kept:
     return line
 
 
+def no_store(db: Path) -> UsageError:
+    """The error of a command that reads the store at ``db`` where there is none: a typo in
+    --db, or no run yet. "(pass --db)" told one who had passed it to do so; this names what
+    makes a store and how to read another."""
+    return UsageError(f"no store at {db} (arbiter play, arbiter tournament run and arbiter evaluate --db make one; "
+                      "another store: --db FILE)")
+
+
 def creating_store(db: Path) -> None:
     """Say on stderr that a run creates a new store at ``db`` (none there yet): a first run's
     store, or a typo in --db, which would otherwise start from nothing unsaid. (No folder to

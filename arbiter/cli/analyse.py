@@ -22,6 +22,7 @@ reads it: a match the disclosure rule withholds is refused.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -34,8 +35,9 @@ from rich.table import Table
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
+from arbiter.batch.settings import bot_names
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states, unsure_at_best
-from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
+from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, no_store, out, plural, show_progress
 from arbiter.cli.layout import Column, console_width, fitted_table
 from arbiter.cli.replay import load_record, record_file, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
@@ -54,7 +56,7 @@ def analyse(
     last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
     top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
     hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena\\[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
-    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
+    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats, or a file or folder bot as it was given, mybot.py or mybot/: its seats are mybot; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes.
 
@@ -154,7 +156,9 @@ def analyse(
                     every, saved = _run(_stored, db, record.match_id, s, settings,
                                         lambda r: (valued.append(r), progress.advance(task)))
                     said = "stored in" if valued and saved else ("read back from" if saved else "not stored: cannot write")
-                    page = f" (the inspector: /m/{record.match_id}/inspect?seat={s})" if saved else ""  # none to show there
+                    # an address of the web page: said with the command that serves it, not alone
+                    page = (f" (the inspector: arbiter web --db {shlex.quote(str(db))}, then /m/{record.match_id}/inspect?seat={s})"
+                            if saved else "")  # none to show there
                     err.print(f"seat {s}: analysis {said} {db}{page}", style="dim", markup=False)
                 else:
                     every = analysed_rows(record, s, **settings, first=first, last=last,
@@ -214,12 +218,18 @@ def _stored(db: Path, match_id: str, seat: int, settings: dict, advance) -> tupl
 def bot_costliest(bot: str, db: Path, top: int) -> None:
     """Print ``bot``'s costliest decisions across its stored, analysed matches."""
     if not db.exists():
-        raise UsageError(f"no store at {db} (pass --db)")
+        raise no_store(db)
     with Store(db, read_only=True) as store:
         # a registered bot sits as name@version: its name alone means every version of it
         names = [bot] + ([] if "@" in bot else store.versions_played(bot))
-        if not any(store.bot_matches(name, 1) for name in names):  # a typo: "analyse one first" sent its author looking
-            raise UsageError(f"no match of {bot!r} in {db}: a bot is named as it sits in its matches (arbiter replay "
+        given = bot
+        if not any(store.bot_matches(name, 1) for name in names) and (seated := bot_names([bot])[0]) != bot:
+            # a file or folder bot as `arbiter evaluate` and `play` were given it (mybot.py, mybot/), which
+            # their report names so ("mybot.py lost most in..."), sits in its matches by its stem (mybot)
+            bot, names = seated, [seated]
+        newest = [m for name in names for m in store.bot_matches(name, 1)]
+        if not newest:  # a typo: "analyse one first" sent its author looking
+            raise UsageError(f"no match of {given!r} in {db}: a bot is named as it sits in its matches (arbiter replay "
                              "MATCH, the web's match pages), a registered one by its name alone or name@version")
         # every costly decision, then each game's top: a loss is in its game's units (Spades'
         # points, Spot's money, pay-off cards), and one ranking of them all put a bundled bot's
@@ -227,8 +237,13 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         found, analysed_matches = costliest_of(store, names, top=sys.maxsize)
         game_of = {m: store.read_match(m)[0].game for m in sorted({c.match_id for c in found})}
     if not analysed_matches:
-        out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "
-                  f"`arbiter analyse MATCH --seat S` (see `arbiter bots show` or the web for its matches)")
+        # its newest match, as a command to run: `arbiter bots show` (named here before) lists a registered
+        # bot's matches only, and a file bot's author found none there
+        last = newest[0]
+        seat = next(i for i, s in enumerate(last.seats) if s in names)
+        out.print(f"no analysed match of {escape(bot)} in {escape(str(db))}: analyse one first, e.g. its newest: "
+                  f"`arbiter analyse {last.match_id} --seat {seat} --db {escape(shlex.quote(str(db)))}`",
+                  highlight=False, soft_wrap=True)
         return
     if not found:
         out.print(f"no decision of {escape(bot)} lost anything against the best valued action in "
@@ -249,7 +264,8 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
     if len(games) > 1:
         out.print(f"({escape(bot)} plays {len(games)} games here: each its own table, from {in_matches} in all)",
                   markup=False)
-    out.print(f"(or in the terminal: arbiter analyse MATCH --seat S --from N --to N)", style="dim", markup=False)
+    out.print(f"(each inspect address is a page of arbiter web --db {shlex.quote(str(db))}; or in the terminal: arbiter "
+              f"analyse MATCH --seat S --from N --to N --db {shlex.quote(str(db))})", style="dim", markup=False)
 
 
 def hindsight_table(counts: list[CardCount], title: str) -> Table:

@@ -301,8 +301,7 @@ def show(name: NameArg, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, 
          tls_ca: TlsCaOpt = None) -> None:
     """One bot's versions, the latest's check report and its arena standing (NAME@VERSION: that version's).
 
-    Where it stands: its rating, games, and why a version was suspended.
-    NAME@VERSION shows that version alone, its report and its place."""
+    Where it stands: its rating, games, and why a version was suspended. NAME@VERSION shows that version alone, its report and its place."""
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     name, version = _run(_name_version, name)
@@ -370,8 +369,7 @@ def remove(
 ) -> None:
     """Remove a bot version (NAME@VERSION), or the bot (NAME: every version).
 
-    A version names one set of files for good: one removed keeps its number, refused to other files (the same files may come back under it),
-    and the matches stored under it stay, with their records."""
+    A version names one set of files for good: one removed keeps its number, refused to other files (the same files may come back under it), and the matches stored under it stay, with their records."""
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     name, version = _run(_name_version, name, version)

@@ -62,9 +62,7 @@ def revoke(who: Annotated[str, typer.Argument(help="a bot name, author:NAME, or 
            credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     """Revoke a token; a running server sees it at once.
 
-    A bot's open streams are closed and its seats follow the disconnect policy;
-    an author's token is refused from the next call;
-    the admin and spectator tokens are replaced (the new one is printed)."""
+    A bot's open streams are closed and its seats follow the disconnect policy; an author's token is refused from the next call; the admin and spectator tokens are replaced (the new one is printed)."""
     _run(_existing, credentials)
     if who in ("admin", "spectator"):
         creds = _run(auth.revoke, credentials, rotate=(who,))
@@ -81,8 +79,7 @@ def revoke(who: Annotated[str, typer.Argument(help="a bot name, author:NAME, or 
 def show(credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     """Who has a token in the file (names only).
 
-    A credentials file open to other users is made its owner's alone (0600), with a warning, as every command that reads it does;
-    a file that is not a credentials file is refused and keeps its mode."""
+    A credentials file open to other users is made its owner's alone (0600), with a warning, as every command that reads it does; a file that is not a credentials file is refused and keeps its mode."""
     creds = _run(_existing, credentials)
     out.print(f"{credentials}: admin, spectator", highlight=False)
     out.print("bots: " + (", ".join(sorted(creds.bots)) or "none"), highlight=False)

@@ -124,7 +124,8 @@ def evaluate(
                                   "not installed here, no --seed) it resumes or extends only an unfinished evaluation "
                                   "or the one --name names, and reads none: after a finished one a new one starts on "
                                   "a new seed. Nothing is written until the run has started (its bots up, its cluster reached). A "
-                                  "FILE not there yet is created, and said so on stderr.")] = None,
+                                  "FILE not there yet is created once the game, its options and the bots are checked (a typo makes "
+                                  "none), and said so on stderr.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming, once the new run has started (its bots up): one that cannot start leaves it as it was.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file (-: to stdout, the report then on stderr).")] = None,
@@ -177,7 +178,7 @@ def evaluate(
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from arbiter.store.db import READ_ERRORS, Store
-    from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, evaluate as run_evaluation
+    from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, check_evaluation, evaluate as run_evaluation
     from arbiter.rating.betting import known_bounds
     from arbiter.tournament.probes import LUCK_PROBES
 
@@ -269,6 +270,7 @@ def evaluate(
     # for a searching bot): one that cannot keep the matches (no folder, not a store, read-only), or
     # that another run is writing, is said now, not after them (the run keeps the lock it finds taken).
     # A scheduler's stop (SIGTERM) ends it as Ctrl-C does, from the store's opening on: the probes too.
+    _run(check_evaluation, game, (bot_a, bot_b), options, preset)  # a typo refused before a store is made for it
     if db is not None:
         _run(check_store_for_registered, (bot_a, bot_b), db)  # not a store made for a bot that cannot be in it
         creating_store(db)
@@ -307,8 +309,9 @@ def evaluate(
 
             def on_start(r: EvalResult) -> None:
                 started.append(r)
-                if (line := _edited_line(r, db)) is not None:  # said now, not only once it is over (or cut off)
-                    progress.print(line, highlight=False, markup=False, soft_wrap=True)
+                for line in (_edited_line(r, db), _after_finished_line(r, db)):  # said now, not only once it is over
+                    if line is not None:
+                        progress.print(line, highlight=False, markup=False, soft_wrap=True)
 
             def run(store: Store | None) -> EvalResult:
                 try:
@@ -349,7 +352,7 @@ def evaluate(
                      "it changed", highlight=False, markup=False, soft_wrap=True)
     elif result.resumed:
         report.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
-    elif (line := _edited_line(result, db)) is not None:  # (said at the start too, on stderr)
+    elif (line := _edited_line(result, db) or _after_finished_line(result, db)) is not None:  # (said at the start too)
         report.print(line, highlight=False, markup=False, soft_wrap=True)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
     report.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
@@ -416,6 +419,18 @@ def _edited_line(result: EvalResult, db: Path | None) -> str | None:
     return (f"a new evaluation, {result.stored_as}{seed}: {', '.join(files)} changed since {old}{left} in {db}, which "
             f"was played with the file as it was (put it back to resume that one with this command; none deletes it: "
             f"--name {shlex.quote(old)} --fresh plays this file's evaluation in its place)")
+
+
+def _after_finished_line(result: EvalResult, db: Path | None) -> str | None:
+    """A new evaluation on a new secret seed where the same command's earlier one is finished
+    (``EvalResult.after_finished``): said, with the way to continue that one instead (None: not so)."""
+    if result.after_finished is None or result.resumed or result.read_of is not None:
+        return None
+    name, decided = result.after_finished
+    way = (f"its sequential test decided: arbiter tournament show {shlex.quote(name)} --db {shlex.quote(str(db))} "
+           "says what" if decided else f"--name {shlex.quote(name)} with a larger --deals plays more of its deals instead")
+    return (f"a new evaluation, {result.stored_as}, on a new seed: {name} in {db}, of the same bots and settings, is "
+            f"finished, and on a secret seed the same command does not continue a finished one ({way})")
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,

@@ -14,14 +14,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, UsageError, _run, app, check_writable, err, error, is_stdout
+from arbiter.cli._common import DbOpt, UsageError, _run, app, check_writable, err, error, is_stdout, no_store
 from arbiter.present.decisions import ExportError, export as export_decisions
 from arbiter.store.db import DEFAULT_DB, Store
 
 
 def _export(db: Path, output: Path, tournaments: list[str]) -> None:
     if not db.exists():
-        raise UsageError(f"no store at {db} (pass --db)")
+        raise no_store(db)
     if is_stdout(output):  # elsewhere `-` is stdout; a Parquet file is written in place, and would land in a file named `-`
         raise UsageError("--output -: Parquet is written to a file, not to stdout: give --output FILE.parquet")
     check_writable(output, "--output")

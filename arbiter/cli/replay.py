@@ -174,11 +174,9 @@ def replay(
 ) -> None:
     """Verify a recorded match, step through it, export its record, or re-ask a seat's decision.
 
-    Verify: replay its actions from its seed and compare the result;
-    export: --json; re-ask: --seat N --at K [--bot mybot.py].
+    Verify: replay its actions from its seed and compare the result; export: --json; re-ask: --seat N --at K [--bot mybot.py].
 
-    Steps are numbered from the deal, step 0; step K is the match's K-th action,
-    as `arbiter analyse`, the web replay and the inspector number them (--at K names the step its decision was played at)."""
+    Steps are numbered from the deal, step 0; step K is the match's K-th action, as `arbiter analyse`, the web replay and the inspector number them. --at K is not a step but the seat's own K-th decision, from 1 (as analyse's # column, the inspector and `arbiter play`'s hint after a forfeit count them): its output says the step it was played at."""
     if bot is not None and at is None:
         error("--bot re-asks one decision: give it with --seat N --at K")
         raise typer.Exit(2)

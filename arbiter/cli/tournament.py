@@ -30,7 +30,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (environment, ENV_STOP_GRACE, ENV_BOT_ENVS,
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    creating_store, emit, fail, interrupted_run, need, show_progress, stderr_block, tournament_app,
+    creating_store, emit, fail, interrupted_run, need, no_store, show_progress, stderr_block, tournament_app,
 )
 from arbiter.batch.settings import check_store_for_registered
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
@@ -344,8 +344,7 @@ def _open_existing(db: Path, writes: bool = False) -> Store:
     that a store of an older schema, which readers refuse, is migrated as the run would."""
     if not db.exists():
         # (a reader makes none: a typo in --db is said, not read as an empty store)
-        raise UsageError(f"no store at {db} (arbiter tournament run and arbiter evaluate --db make one; another "
-                         "store: --db FILE)")
+        raise no_store(db)
     return Store(db, read_only=not writes)
 
 
@@ -387,9 +386,7 @@ def standings_cmd(
     LOS↓ the likelihood that the row is stronger than the row below it;
     forf matches its side lost by a failure of its own seat (shown when there are any);
     think ms, worst ms, transport ms, arbiter ms how much of the clock was the bot's (said under the table; docs/latency.md).
-    An arena's ladder (--arena): player name@version;
-    status active, or why it no longer plays (candidate, rejected, replaced, suspended, withdrawn);
-    rating openskill's μ; 95% CI μ ± 1.96σ; LOS↓ over the active row below;
+    An arena's ladder (--arena): player name@version; status active, or why it no longer plays (candidate, rejected, replaced, suspended, withdrawn); rating openskill's μ; 95% CI μ ± 1.96σ; LOS↓ over the active row below;
     enc encounters played; matches played; fail matches forfeited.
     The exports' CSV columns and JSON keys: README, "Standings exports"."""
     from arbiter.present.export import FORMATS, render
@@ -602,16 +599,11 @@ def tournament_show(
 
     A stored evaluation's verdict: what its sequential test decided, in the words arbiter evaluate printed.
     Entrants: bot its name in the tournament; version a registered bot's; spec as given; launched what ran it;
-    team its named partnership;
-    think ms, worst ms, transport ms, arbiter ms the clock (said under the table; while a duplicate tournament runs,
-    over the deals all of whose matches are in).
+    team its named partnership; think ms, worst ms, transport ms, arbiter ms the clock (said under the table; while a duplicate tournament runs, over the deals all of whose matches are in).
     Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
     round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
     seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);
-    ended completed, or why the arbiter ended it (a forfeit);
-    incidents timeouts, illegal actions, crashes (--failures lists only those); match id what arbiter replay and --match take.
-    While a duplicate one runs, a match is listed only once all the matches of its deal are in,
-    and a line under the table says how many are left out until then.
+    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes (--failures lists only those); match id what arbiter replay and --match take. While a duplicate one runs, a match is listed only once all the matches of its deal are in, and a line under the table says how many are left out until then.
     The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
     from arbiter.tournament.run import counted_matches, counted_think_times

@@ -87,8 +87,7 @@ def watch(
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal.
 
-    With no MATCH_ID and no match running, it says it waits for the next match to start.
-    It waits a minute at most (the arbiter gives up then); Ctrl-C stops it.
+    With no MATCH_ID and no match running, it says it waits for the next match to start, and waits (the arbiter gives up after a minute without one); Ctrl-C stops it.
     A match already played is stepped through with arbiter replay MATCH_ID --all (or --step)."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 
 from sdk.bot import Bot, game_names  # a loaded bot's games as names, for the plans' messages
-from sdk.loading import BUNDLED, BotLoadError, did_you_mean, shadowing, unknown_bot_message
+from sdk.loading import BUNDLED, BotLoadError, bots_beside, did_you_mean, shadowing, unknown_bot_message
 from sdk.loading import load_bot as _load_bot
 
-__all__ = ["BUNDLED", "BotLoadError", "UNDECLARED_NAME", "did_you_mean", "game_names", "load_bot",
+__all__ = ["BUNDLED", "BotLoadError", "UNDECLARED_NAME", "bots_beside", "did_you_mean", "game_names", "load_bot",
            "shadowing", "unknown_bot_message"]
 
 #: The name ``sdk.Bot`` gives a bot whose class declares none of its own.

@@ -32,7 +32,7 @@ from markupsafe import Markup
 
 from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.stored import Analysed, costliest_of, current_analysis, from_json
+from arbiter.analysis.stored import Analysed, costliest_of, current_analysis, from_json, settings_words
 from arbiter.analysis.values import UNITS, meaning, unsure_at_best
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model, verdict
 from arbiter.store.analyses import recent_analyses
@@ -353,7 +353,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"), meaning=meaning(record.game),
         unsure_at_best=unsure_at_best(record.game),
-        settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
+        settings=settings_words(stored.settings) if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
         replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}", home=_home(store, row),
         # how the match ended: a forfeit (a crash, a timeout) shows in no decision's value, only

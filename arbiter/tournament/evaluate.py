@@ -69,15 +69,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from cardarena.games import ConfigError, Game, Outcome, get_game, typed_options
-from arbiter.batch.engine import batch_key, play_batch
+from arbiter.batch.engine import BotsDoNotPlay, batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
-from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, entrant_names, keyed_spec
+from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, check_named, entrant_names, keyed_spec
+from arbiter.hosting.loading import BUNDLED, game_names, load_bot
 from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
 from arbiter.tournament.spec import in_stored_form
 from arbiter.tournament.run import counted_matches  # what of a stored tournament may be added up
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow, Verdict
+from arbiter.store.registry import is_registered_ref
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import (
     AUTO_HISTORY, AutoVarianceTest, BettingThenVariance, OwnDealsOrBetting, VarianceTest, as_stored, auto_room, without_form,
@@ -152,6 +154,10 @@ class EvalResult:
     #: a new evaluation begun under the default name where one of the same command with other bot
     #: files is stored (``edited_since``): its name and the files that differ (None: no such one)
     edited: tuple[str, tuple[str, ...]] | None = None
+    #: a new evaluation on a new secret seed beside a finished one of the same command and bot
+    #: files, which the same command does not extend (``finished_alike``): its name and whether its
+    #: sequential test decided (None: none)
+    after_finished: tuple[str, bool] | None = None
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
     #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
@@ -581,6 +587,21 @@ def edited_since(store: Store, spec: Mapping[str, Any], contents: Mapping[str, s
     return None
 
 
+def finished_alike(store: Store, spec: Mapping[str, Any], contents: Mapping[str, str]) -> tuple[str, bool] | None:
+    """The latest finished evaluation of the same command as ``spec`` (but for its secret seed
+    and its cap of deals) with the same bot files, and whether its sequential test stopped it
+    (decided: more deals would not be played), or None. On a secret seed the same command
+    resumes or extends only an unfinished one, so after a finished one it begins anew: `--deals
+    60` after a run of 30 that reached its cap played 60 new deals, and said nothing of the 30."""
+    prefix = _name_prefix(spec, seed=False)
+    for t in reversed(store.tournaments([])):
+        held = t.spec.get(CONTENT_KEY)
+        if (t.name.startswith(prefix) and t.finished is not None and isinstance(held, Mapping)
+                and dict(held) == dict(contents) and _alike(t.spec, spec, ("seed", "deals", CONTENT_KEY))):
+            return t.name, t.stopped_early
+    return None
+
+
 def _holds(store: Store, tour: TournamentRow, deals: int) -> bool:
     """Whether the stored evaluation ``tour`` (of more deals) holds every match a run of its
     first ``deals`` deals counts: both seatings of each, or of each up to the deal where its
@@ -628,6 +649,23 @@ def _alike(stored: Mapping[str, Any], spec: Mapping[str, Any], but: Sequence[str
 #: ``jobs`` at most: worker processes (or a cluster's matches at once); past a C int the
 #: process pool itself fails (OverflowError), and far below it the machine does.
 MAX_JOBS = 1024
+
+
+def check_evaluation(game: str, bots: Sequence[str], options: Mapping[str, Any] | None = None,
+                     preset: str | None = None) -> None:
+    """What ``evaluate`` would refuse on starting, said before anything is made for it: the
+    game, its options and preset (ConfigError), and each bot given by name, file or folder
+    (BotLoadError; a bundled one that does not play the game, BotsDoNotPlay). A typo in a bot's
+    path or an option made ``arbiter evaluate --db NEW`` create the store and say so, then
+    refuse the run, leaving an empty store behind (``arbiter play`` and ``tournament run``
+    check first). A registered ``name@version`` is looked up in the store when the run starts."""
+    get_game(game, dict(options or {}), preset)
+    for spec in bots:
+        if is_registered_ref(spec):
+            continue
+        check_named(spec)
+        if spec in BUNDLED and not (bot := load_bot(spec)).plays(game):
+            raise BotsDoNotPlay(spec, game, game_names(bot.games))
 
 
 def evaluate(
@@ -734,6 +772,8 @@ def evaluate(
         sprt = result.sprt = as_stored(sprt, spec.get("sprt"))  # one begun in an earlier form goes on in it
         if stored is None and name is None and not fresh and contents:
             result.edited = edited_since(store, spec, contents, secret=seed_source == "drawn")
+        if stored is None and name is None and not fresh and seed_source == "drawn" and result.edited is None:
+            result.after_finished = finished_alike(store, spec, contents)
         if name is None and stored is not None and stored["deals"] > deals:  # its first deals are these: read
             result.read_of = stored["deals"]
             tid = store.tournament(result.stored_as).id

@@ -39,11 +39,20 @@ GAMES: dict[str, str] = {
 }
 
 
+def _meant(name: str) -> str:
+    """``: did you mean 'spite-and-malice'?`` where ``name`` is a game's name but for case,
+    ``_`` or spaces for ``-`` (``spite_and_malice``, the SDK module's spelling; ``Spades``),
+    else ``""``: the wording of ``cardarena.names.did_you_mean``, which the engines may not
+    import (nor difflib)."""
+    folded = "-".join(str(name).lower().replace("_", " ").replace("-", " ").split())
+    return f": did you mean {folded!r}?" if folded in GAMES else ""
+
+
 def game_class(name: str) -> type[Game]:
     """The Game class registered under ``name``; ConfigError naming the known games."""
     target = GAMES.get(name)
     if target is None:
-        raise ConfigError(f"unknown game {name!r} (known: {', '.join(GAMES)})")
+        raise ConfigError(f"unknown game {name!r}{_meant(name)} (known: {', '.join(GAMES)})")
     module, _, cls = target.partition(":")
     return getattr(importlib.import_module(module), cls)
 

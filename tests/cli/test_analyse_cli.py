@@ -174,6 +174,53 @@ def test_a_bot_that_played_no_match_is_refused(tmp_path):
     assert r.exit_code == 0 and "no analysed match of heuristic" in r.output, r.output
 
 
+def test_a_bot_with_no_analysed_match_is_given_one_to_analyse(tmp_path):
+    """A bot that played but has no analysed match was sent to `arbiter bots show` for its
+    matches, which lists a registered bot's only ("no bot 'mybot' in the registry" for a file
+    bot's author); it is given its newest match as a command to run, seat and store included."""
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", "--bot", "heuristic", "--db", str(db))
+    said = " ".join(r.output.split())
+    assert r.exit_code == 0 and "bots show" not in said, said
+    assert f"`arbiter analyse {record.match_id} --seat 1 --db {db}`" in said, said
+
+
+def test_the_inspectors_address_comes_with_the_command_that_serves_it(tmp_path):
+    """"seat 0: analysis stored in DB (the inspector: /m/ID/inspect?seat=0)": an address of no
+    server a newcomer had started; it names `arbiter web --db DB` with it."""
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--top", "0")
+    assert r.exit_code == 0, r.output
+    assert f"(the inspector: arbiter web --db {db}, then /m/{record.match_id}/inspect?seat=0)" in r.output, r.output
+    r = invoke("analyse", "--bot", "random", "--db", str(db))  # a bot's costliest decisions, each with its address
+    assert r.exit_code == 0 and f"/m/{record.match_id}/inspect?seat=0" in r.output, r.output
+    assert f"(each inspect address is a page of arbiter web --db {db}; or in the terminal: arbiter analyse MATCH --seat S " \
+           f"--from N --to N --db {db})" in r.output, r.output
+
+
+def test_a_file_bot_is_found_by_the_name_evaluate_gave_it(tmp_path, monkeypatch):
+    """`arbiter evaluate spades mybot.py heuristic --db D` ends "mybot.py lost most in deal K:
+    arbiter analyse MATCH --seat S"; its author then asks ``analyse --bot mybot.py`` and was told
+    "no match of 'mybot.py'": a file bot sits in its matches by its stem (mybot). The file's
+    name (or a folder's, ``mybot/``) finds them; a name that sat nowhere is still refused as given."""
+    import dataclasses
+
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    record = dataclasses.replace(record, seat_names=("mybot", "heuristic"))  # as `evaluate mybot.py` seats it
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    assert invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2").exit_code == 0
+    for given in ("mybot.py", "./mybot.py", "mybot/"):
+        r = wide_invoke(monkeypatch, "analyse", "--bot", given, "--db", str(db))
+        assert r.exit_code == 0 and "mybot: the" in r.output and f"/m/{record.match_id}/inspect?seat=0" in r.output, r.output
+    r = invoke("analyse", "--bot", "other.py", "--db", str(db))
+    assert r.exit_code == 2 and "no match of 'other.py' in" in r.output, r.output
+
+
 def test_the_header_promises_more_states_only_where_a_decision_may_take_them(tmp_path):
     """"up to N sampled states (B unless a verdict needs more)" only where N > B: at a budget
     no decision may pass, "up to 2 (2 unless a verdict needs more)" said it might."""

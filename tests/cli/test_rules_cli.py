@@ -67,6 +67,18 @@ def test_an_unknown_game_is_one_error_line():
     r = runner.invoke(app, ["rules", "chess"])
     assert r.exit_code == 2
     assert "unknown game 'chess'" in r.output and "spades" in r.output and "Traceback" not in r.output
+    assert "did you mean" not in r.output, r.output
+
+
+@pytest.mark.parametrize("typed, meant", [("spite_and_malice", "spite-and-malice"), ("Spades", "spades"),
+                                          ("spite and malice", "spite-and-malice"), ("SPOT", "spot")])
+def test_a_game_name_spelt_as_the_sdk_module_is_told_the_games(typed, meant):
+    """The SDK's module is ``sdk.spite_and_malice``, the game ``spite-and-malice``: `arbiter
+    rules spite_and_malice` (and play, evaluate, tournament run) said "unknown game" and listed
+    the names, where a bot's ``games`` with the same spelling is told the one it meant."""
+    for args in (["rules", typed], ["play", typed, "random", "random"], ["evaluate", typed, "random", "random"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2 and f"unknown game {typed!r}: did you mean {meant!r}?" in r.output, (args, r.output)
 
 
 @pytest.mark.parametrize("game", list(GAMES))

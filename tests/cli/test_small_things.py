@@ -50,6 +50,30 @@ def test_an_unknown_bundled_bot_suggests_the_closest_name():
         load_bot("nope/")  # a path, not a name
 
 
+def test_a_typo_in_a_bots_path_suggests_the_bot_beside_it(tmp_path, monkeypatch):
+    """`arbiter play spades myspade.py ...` beside myspades.py said "bot file or folder not
+    found: myspade.py" and no more (a bundled name's typo got "did you mean"): the bot files
+    and folders in the folder it names are the candidates, written as it was."""
+    from sdk.loading import BotLoadError, load_bot
+
+    (tmp_path / "myspades.py").write_text("")
+    (tmp_path / "spotty").mkdir()
+    (tmp_path / "spotty" / "bot.py").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    monkeypatch.chdir(tmp_path)
+    for typed, meant in [("myspade.py", "myspades.py"), ("./myspade.py", "./myspades.py"),
+                         (f"{tmp_path}/myspade.py", f"{tmp_path}/myspades.py"), ("spoty", "spotty"), ("spoty/", "spotty/")]:
+        with pytest.raises(BotLoadError, match=re.escape(f": did you mean {meant!r}?")):
+            load_bot(typed)
+    with pytest.raises(BotLoadError, match=r"found: note\.py$"):
+        load_bot("note.py")  # not a bot file: no candidate
+    r = runner.invoke(app, ["play", "spades", "myspade.py", "random", "random", "random", "--db", "a.sqlite"])
+    assert r.exit_code == 2 and "did you mean 'myspades.py'?" in r.output, r.output
+    for bots, meant in [("myspade.py,random", "myspades.py"), ("spoty/,random", "spotty/")]:  # a tournament's spec
+        r = runner.invoke(app, ["tournament", "run", "--game", "spades", "--bots", bots, "--db", "a.sqlite"])
+        assert r.exit_code == 2 and f"did you mean {meant!r}?" in r.output, r.output
+
+
 def test_a_tournament_spec_suggests_the_closest_bot_and_names_a_slashed_folder_by_it(tmp_path):
     from arbiter.tournament.spec import SpecError, TournamentSpec, bot_names
 
@@ -159,6 +183,49 @@ def test_a_help_texts_brackets_are_printed():
             assert f"[{w}]" in r.output, (path, w)
 
 
+def test_a_commands_help_breaks_its_lines_only_between_items():
+    """A command's --help keeps its text's line breaks (rich markup): a docstring wrapped at the
+    source's width came out broken mid-sentence at a terminal's ("...to start, and" / "waits
+    ...", in `arbiter replay`, `watch`, `tournament show`, `bots show` and `remove`, `credentials`).
+    A paragraph after the first breaks a line only where an item or a sentence ends."""
+    import inspect
+
+    import typer
+
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, path + [name])
+
+    broken = []
+    for path, cmd in walk(typer.main.get_command(app), []):
+        doc = inspect.cleandoc(getattr(cmd, "help", None) or "")
+        for paragraph in doc.split("\n\n")[1:]:
+            broken += [(path, line) for line in paragraph.split("\n")[:-1] if not line.rstrip().endswith((";", ":", "."))]
+    assert not broken, broken
+
+
+def test_replays_help_says_at_counts_the_seats_decisions():
+    """`arbiter replay --help` said "--at K names the step its decision was played at" beside
+    --at's own "that seat's K-th decision (from 1)": it is the decision (analyse's #)."""
+    text = " ".join(runner.invoke(app, ["replay", "--help"], env={"COLUMNS": "400"}).output.split())
+    assert "names the step" not in text and "--at K is not a step but the seat's own K-th decision" in text, text
+
+
+@pytest.mark.parametrize("args", [["export", "--decisions", "-o", "x.parquet"], ["analyse", "--bot", "mybot"],
+                                  ["standings"], ["tournament", "show"]])
+def test_a_store_not_there_is_said_alike_to_one_who_passed_db(tmp_path, args):
+    """A typo in --db (evl.sqlite for eval.sqlite): `export` and `analyse --bot` answered "no
+    store at evl.sqlite (pass --db)" to one who had passed it; every reader says what makes a
+    store and how to read another, in the same words."""
+    db = tmp_path / "evl.sqlite"
+    r = runner.invoke(app, [*args, "--db", str(db)], env={"COLUMNS": "400"})
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "(pass --db)" not in said and not db.exists(), said
+    assert f"error: no store at {db} (arbiter play, arbiter tournament run and arbiter evaluate --db make one; " \
+           "another store: --db FILE)" in said, said
+
+
 def test_the_bundled_names_listed_for_play_and_the_sdk_are_every_one():
     """``arbiter play --help`` and ``pydoc sdk.loading`` listed random, greedy, heuristic and
     search: ``dds``, installed beside them, was missing."""
@@ -211,28 +278,3 @@ def test_a_servicer_cancelled_by_a_stop_is_not_logged_and_other_errors_are():
     assert _QuietCancel().filter(record(ValueError("x"))) is True
     assert logging.getLogger("grpc._cython.cygrpc").filters and any(
         isinstance(f, _QuietCancel) for f in logging.getLogger("grpc._cython.cygrpc").filters)
-
-
-def test_a_command_s_help_breaks_its_lines_only_where_a_sentence_or_clause_ends():
-    """`--help` shows a docstring's line breaks as written (rich markup keeps them), so a
-    docstring wrapped at the source's width read "step K is the match's K-th action, as
-    `arbiter" / "analyse`, the web replay ..." in `arbiter replay --help`, and so in watch,
-    standings, tournament show, bots show and remove, credentials revoke and show. A line of
-    the text under the summary ends a sentence or a clause (or a list's item)."""
-    import typer
-
-    import arbiter.cli as cli
-
-    def commands(command, path):
-        if hasattr(command, "list_commands"):
-            for name in command.list_commands(None):
-                yield from commands(command.get_command(None, name), (*path, name))
-        else:
-            yield path, command
-
-    cli.load()
-    broken = [f"arbiter {' '.join(path)}: {line.strip()!r}"
-              for path, command in commands(typer.main.get_command(app), ())
-              for paragraph in (command.help or "").split("\n\n")[1:]
-              for line in paragraph.split("\n")[:-1] if line.rstrip()[-1:] not in tuple(".:;,)!?")]
-    assert broken == [], "\n".join(broken)

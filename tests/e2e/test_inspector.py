@@ -234,7 +234,7 @@ def test_a_page_without_an_analysis_gets_one_computed_in_the_background(site):
         assert "analysis-error" not in page, page
         assert time.monotonic() < deadline, "the analysis job did not finish in 5 minutes"
         time.sleep(0.5)
-    assert 'id="analysis-settings"' in page and "samples=2" in page.replace(" ", "")
+    assert 'id="analysis-settings"' in page and "2 sampled states per decision" in page and "--samples 2" in page
     # what the verdicts mean, in the game's units (Spades: values.MARGIN and values.FINE)
     assert "mistake: it cost more than 10 points (95% confidence); fine: nothing better by 1 point or more" in page
     with Store(db, read_only=True) as store:

@@ -247,3 +247,30 @@ def test_the_inspector_says_how_the_match_ended(tmp_path):
         page = inspector.inspect_page(store, record.match_id, {"seat": ["0"]}, "n0nce")
     assert '<p class="small" id="result">random (seat 1) won by forfeit: RaiseInChoose (seat 0) crashed (' in page, page
     assert "choose raised RuntimeError: boom" in page
+
+
+def test_the_inspectors_analysis_settings_are_in_words_with_the_flags_that_give_them(tmp_path):
+    """The inspector said "Analysis: method=17, samples=64, seed=0, max_actions=12": the store's
+    key, naming no flag of `arbiter analyse` (--samples, --seed, --max-actions) and a version
+    number its reader has no use for. It says them in words, with the command's flags."""
+    import html
+
+    from typer.testing import CliRunner
+
+    from arbiter.analysis.stored import METHOD
+    from arbiter.cli import app
+    from arbiter.present.inspector import inspect_page
+    from arbiter.present.web import open_read_only
+    from arbiter.tournament.play import play_local, store_play
+
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "a.sqlite"
+    store_play(db, record)
+    r = CliRunner().invoke(app, ["analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2",
+                                 "--top", "0"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with open_read_only(db) as store:
+        page = html.unescape(" ".join(inspect_page(store, record.match_id, {"seat": ["0"]}, "n").split()))
+    assert "method=" not in page and "max_actions=" not in page, page
+    assert ("Analysis: 2 sampled states per decision, seed 0, at most 12 actions valued (arbiter analyse --samples 2 "
+            f"--seed 0 --max-actions 12; the analysis's method {METHOD})") in page, page

@@ -923,3 +923,46 @@ def test_an_evaluation_stopped_before_it_started_says_what_the_store_holds(tmp_p
     said = " ".join(r.stderr.split())
     assert r.exit_code == 130 and (f"interrupted: the finished matches are stored in {db}; the same command without "
                                    "--fresh resumes the evaluation") in said, said
+
+
+@pytest.mark.parametrize("mistake", [["nobot.py", "heuristic"], ["heuristic", "heuristc"], ["greedy", "random"],
+                                     ["heuristic", "greedy", "-o", "deal=1"]])
+def test_a_typo_is_refused_before_the_store_is_made(tmp_path, mistake):
+    """A typo in a bot's path or name, a bundled bot of another game or an unknown option: the
+    run refuses it, and ``--db NEW`` said "creating a new store at NEW" first and left an empty
+    store behind (``arbiter play`` and ``tournament run`` check before, and make none)."""
+    db = tmp_path / "e.sqlite"
+    game = "spot" if mistake[0] == "greedy" else "spades"
+    r = CliRunner().invoke(app, ["evaluate", game, *mistake, "--deals", "1", "--db", str(db)])
+    said = " ".join(r.stderr.split())
+    assert r.exit_code == 2 and said.startswith("error: ") and "Traceback" not in r.output, r.output
+    assert "creating" not in said and not db.exists(), said
+
+
+def test_a_new_evaluation_beside_a_finished_one_of_the_same_command_says_so(tmp_path, monkeypatch):
+    """A file bot's evaluation is on a secret seed, and the same command continues only an
+    unfinished one: `--deals 4` after a run of 2 that reached its cap played 4 new deals and
+    said nothing of the 2 stored. It says so, and how to play more of that one's deals."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("from sdk.random_bot import RandomBot\n\nclass Mine(RandomBot):\n    name = 'mine'\n")
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spot", "mine.py", "random", "-o", "hands=1", "-o", "players=2", "--db", str(db),
+            "--transport", "inproc", "--deals"]
+    first = CliRunner().invoke(app, [*args, "2"])
+    assert first.exit_code == 0 and "new evaluation" not in first.output, first.output
+    with Store(db, read_only=True) as store:
+        (old,) = [t.name for t in store.tournaments([])]
+    r = CliRunner().invoke(app, [*args, "4"])
+    said = " ".join(r.stdout.split())
+    assert r.exit_code == 0 and f"on a new seed: {old} in {db}, of the same bots and settings, is finished" in said, said
+    assert f"--name {old} with a larger --deals plays more of its deals instead" in said, said
+    again = CliRunner().invoke(app, [*args, "6", "--name", old])  # as it says
+    assert again.exit_code == 0 and f"resumed {old}: 4 matches were already in" in again.stdout, again.output
+    decided = [*args, "40", "--sprt", "-150,-100"]  # random against random: H1 accepted after a few deals
+    first = CliRunner().invoke(app, decided)
+    assert first.exit_code == 0 and "H1 accepted" in first.stdout, first.output
+    with Store(db, read_only=True) as store:
+        old = store.tournaments([])[-1].name
+    said = " ".join(CliRunner().invoke(app, decided).stdout.split())
+    assert f"{old} in {db}, of the same bots and settings, is finished" in said, said
+    assert f"(its sequential test decided: arbiter tournament show {old} --db {db} says what)" in said, said

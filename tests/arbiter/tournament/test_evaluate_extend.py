@@ -198,9 +198,15 @@ def test_on_a_secret_seed_a_bot_file_edited_since_an_unfinished_evaluation_says_
     back = CliRunner().invoke(app, args)
     assert back.exit_code == 0 and f"resumed {old.name}: 2 matches" in back.output, back.output
     assert "a new evaluation" not in back.output
-    bot.write_text(code.format(-1))  # none unfinished left: a new seed, as after any finished one, nothing to say
+    bot.write_text(code.format(-1))  # none unfinished left: a new seed, as after any finished one
+    with Store(db, read_only=True) as store:
+        (made,) = [t.name for t in store.tournaments() if t.name != old.name]  # the edited file's, finished
     again = CliRunner().invoke(app, args)
-    assert again.exit_code == 0 and "a new evaluation" not in again.output, again.output
+    said = " ".join(again.output.split())
+    # no file changed since the one it would continue (there is none): only that the same command's
+    # finished evaluation, of these very files, is not continued (test_evaluate.py's note, with its way on)
+    assert again.exit_code == 0 and "changed since" not in said and old.name not in said, said
+    assert f"on a new seed: {made} in {db}, of the same bots and settings, is finished" in said, said
 
 
 def test_a_longer_evaluation_cut_off_before_the_runs_deals_is_not_read_and_left_as_it_was(tmp_path) -> None:
