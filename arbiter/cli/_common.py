@@ -601,6 +601,24 @@ def token_needs_server(server: str | None, token: str | None, flag: str, envvar:
         raise UsageError(f"{flag} is the token of a --server: add --server HOST:PORT, or leave {flag} out {here}")
 
 
+def given(ctx: typer.Context, param: str) -> bool:
+    """Whether the option ``param`` (its Python name) was on the command line: not its
+    default, nor its environment variable (set once, for every command, it never counts as
+    asked for). By its name: typer's own copy of click has its own ParameterSource, not
+    click's."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def db_or_server(ctx: typer.Context, db_does: str, server_does: str) -> None:
+    """UsageError if both ``--db`` and ``--server`` are on the command line of a command that
+    uses one of them: the other would be ignored without a word. ``db_does`` and
+    ``server_does`` say what each does (``--db DB_DOES, --server SERVER_DOES: give one of
+    them``). Either from its environment variable gives way to the other, unsaid."""
+    if given(ctx, "db") and given(ctx, "server"):
+        raise UsageError(f"--db {db_does}, --server {server_does}: give one of them")
+
+
 def server_ca(server: str | None, tls_ca: Path | None) -> bytes | None:
     """``--tls-ca`` of a command whose ``--server`` is optional (a local store otherwise):
     the CA's bytes (``read_ca``), None without it; UsageError if it is given without

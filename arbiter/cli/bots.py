@@ -22,7 +22,7 @@ from rich.table import Table
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected, missing_copy
 from arbiter.cli._common import (environment, ENV_BOT_ENVS,
-    DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, TlsCaOpt, token_needs_server,
+    DbOpt, UsageError, _run, app, check_address, db_or_server, err, error, out, plural, server_ca, TlsCaOpt, token_needs_server,
 )
 from arbiter.store.db import DEFAULT_DB
 from cardarena import names
@@ -32,7 +32,7 @@ from cardarena.runtimes import MANIFEST
 bots_app = typer.Typer(help="Bots: a template, a self-test, the registry (submit, list, show, remove).", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
 
-ServerOpt = Annotated[Optional[str], typer.Option("--server", help="A running arbiter HOST:PORT (its Bots service) instead of the local --db.")]
+ServerOpt = Annotated[Optional[str], typer.Option("--server", help="A running arbiter HOST:PORT (its Bots service, its own registry) instead of the local --db (not both).")]
 FreshOpt = Annotated[bool, typer.Option("--fresh", help="Run the self-test again even if this content passed it before "
                                          "with the same settings and arbiter code (its report is otherwise reused).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", envvar="ARENA_AUTHOR_TOKEN", help="Author or admin token of --server (env ARENA_AUTHOR_TOKEN).")]
@@ -74,6 +74,12 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def _server(address: str) -> str:
     return _run(check_address, address, "--server")
+
+
+def _one_registry(ctx: typer.Context) -> None:
+    """``--db`` and ``--server`` together: refused, not ``--db`` ignored (the bot would be
+    registered, listed or shown in the arbiter's registry, never in that store's)."""
+    _run(db_or_server, ctx, "uses the registry of a local store", "that of a running arbiter")
 
 
 def _no_token_without_server(server: str | None, token: str | None) -> None:
@@ -217,6 +223,7 @@ def check(
 
 @bots_app.command("submit")
 def submit(
+    ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
     name: Annotated[Optional[str], typer.Option("--name", help="Registry name (default: the one the bot declares: its "
                                                  "class's name = \"...\", or another runtime's Hello.bot_name; never a "
@@ -229,6 +236,7 @@ def submit(
     fresh: FreshOpt = False,
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
+    _one_registry(ctx)
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     from arbiter.store import registry as reg
@@ -275,8 +283,9 @@ def submit(
 
 
 @bots_app.command("list")
-def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None, tls_ca: TlsCaOpt = None) -> None:
+def list_(ctx: typer.Context, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None, tls_ca: TlsCaOpt = None) -> None:
     """The registered bots and their versions."""
+    _one_registry(ctx)
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     if server:
@@ -297,11 +306,12 @@ NameArg = Annotated[str, typer.Argument(help="The registered bot: NAME (every ve
 
 
 @bots_app.command("show")
-def show(name: NameArg, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
+def show(ctx: typer.Context, name: NameArg, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
          tls_ca: TlsCaOpt = None) -> None:
     """One bot's versions, the latest's check report and its arena standing (NAME@VERSION: that version's).
 
     Where it stands: its rating, games, and why a version was suspended. NAME@VERSION shows that version alone, its report and its place."""
+    _one_registry(ctx)
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     name, version = _run(_name_version, name)
@@ -359,6 +369,7 @@ def show(name: NameArg, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, 
 
 @bots_app.command("remove")
 def remove(
+    ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="The registered bot: NAME (every version of it), or NAME@VERSION (that "
                                              "version only), as a tournament names it.", show_default=False)],
     version: Annotated[Optional[str], typer.Option("--version", help="Only this version (default: all); the same as NAME@VERSION.")] = None,
@@ -370,6 +381,7 @@ def remove(
     """Remove a bot version (NAME@VERSION), or the bot (NAME: every version).
 
     A version names one set of files for good: one removed keeps its number, refused to other files (the same files may come back under it), and the matches stored under it stay, with their records."""
+    _one_registry(ctx)
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     name, version = _run(_name_version, name, version)

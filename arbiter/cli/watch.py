@@ -15,7 +15,6 @@ stopped before its end (its caller hung up, the arbiter stopped) has no result: 
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,7 +27,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, fail, out, plural, read_ca, TLS_CA_ENV
+from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, db_or_server, error, fail, out, plural, read_ca, TLS_CA_ENV
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 from arbiter.spectating import runs
@@ -77,6 +76,7 @@ def _seat_views(hands: Any) -> tuple:
 
 @app.command()
 def watch(
+    ctx: typer.Context,
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
     server: ServerOpt = None,
     hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, each deal once it is over and at least the delay late (only an arbiter serve started with --spectator-delay: a tournament run or an arena, --db, shows none).")] = False,
@@ -93,9 +93,9 @@ def watch(
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
     ca = _run(read_ca, tls_ca) if tls_ca is not None else None
-    if db is not None and server is not None:
-        if server != os.environ.get("ARENA_SERVER"):  # --db was ignored: its run's token not read, its arbiter not asked
-            _run(fail, "--db finds the arbiter of the run writing that store, --server names one: give one of them")
+    # both given: --db would be ignored, its run's token not read, its arbiter not asked
+    _run(db_or_server, ctx, "finds the arbiter of the run writing that store", "names one")
+    if db is not None:
         server = None  # ARENA_SERVER, set once for remote use, gives way to --db
     if db is not None and hidden_cards:  # refused by its arbiter once reached, after "every hand is shown ..."
         _run(fail, "--hidden-cards: a tournament run or an arena shows no hand while its matches are played (only "

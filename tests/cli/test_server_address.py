@@ -53,6 +53,29 @@ def test_watch_db_gives_way_to_no_server_from_the_environment(tmp_path, monkeypa
     assert got.returncode == 2 and "--server names one" not in got.stderr and "arena.sqlite" in got.stderr, got
 
 
+@pytest.mark.parametrize("command", [("bots", "submit", "mybot"), ("bots", "list"), ("bots", "show", "mybot"),
+                                     ("bots", "remove", "mybot")])
+def test_bots_refuse_db_and_server_together_as_watch_does(tmp_path, command):
+    """`arbiter bots submit|list|show --server HOST:PORT --db STORE` used the arbiter's registry
+    and ignored --db without a word (a bot submitted there, the store's own never listed),
+    where watch refused the pair: refused alike, naming what each flag does, before the
+    arbiter is asked or the store made."""
+    store = tmp_path / "arena.sqlite"
+    got = run_in_process(*command, "--db", str(store), "--server", "127.0.0.1:9")
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2, got
+    assert "--db uses the registry of a local store, --server that of a running arbiter: give one of them" in said, got
+    assert "UNAVAILABLE" not in said and not store.exists(), got
+
+
+def test_bots_server_is_not_refused_for_a_db_from_the_environment(tmp_path, monkeypatch):
+    """ARENA_DB, set once for local use, gives way to --server unsaid (as ARENA_SERVER to watch's --db)."""
+    monkeypatch.setenv("ARENA_DB", str(tmp_path / "arena.sqlite"))
+    got = run_in_process("bots", "list", "--server", "localhost")  # refused for itself, before it is dialled
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and "give one of them" not in said and "--server: expected HOST:PORT" in said, got
+
+
 def test_serve_refuses_metrics_on_its_own_port(tmp_path):
     """`arbiter serve --port P --metrics P`: the metrics took the port first, and the server
     then failed with gRPC's log line and "cannot listen on 127.0.0.1:P: the port is taken",
