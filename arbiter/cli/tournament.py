@@ -76,7 +76,7 @@ def tournament_run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display; print only the standings.")] = False,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help=_help("cluster"))] = None,
     shared_bots: Annotated[bool, typer.Option("--shared-bots", help="With --cluster: workers read registered bots from the registry folder (mounted at the same path on every worker) instead of receiving their files.")] = False,
-    resume: Annotated[Optional[str], typer.Option("--resume", metavar="NAME", help="Resume the tournament NAME of --db with its stored settings (tournament list and show print it for one interrupted); only how it runs (--concurrency, --isolation, --bot-processes, --cluster, --transport) may be given with it.")] = None,
+    resume: Annotated[Optional[str], typer.Option("--resume", metavar="NAME", help="Resume the tournament NAME of --db with its stored settings (tournament list and show print it for one interrupted; a finished one's standings are printed, nothing played); only how it runs (--concurrency, --isolation, --bot-processes, --cluster, --transport) may be given with it.")] = None,
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings (their columns: arbiter standings --help)."""
     from arbiter.tournament.spec import spec_from_dict, spec_from_toml
@@ -174,6 +174,12 @@ def tournament_run(
                             f"watch live: arbiter watch --db {quote(str(db))} (or arbiter watch --server {p.watch_address} "
                             f"with ARENA_SPECTATOR_TOKEN set to the token in {quote(str(watch))}, readable by you only)",
                             highlight=False, markup=False, soft_wrap=True)
+                        return
+                    if p.over:  # nothing to play: no bar, the standings as they are
+                        progress.update(task, visible=False)
+                        progress.console.print(f"{p.tournament} is finished already: its "
+                                               f"{plural(p.total, 'match', 'matches')} are in {db}, none played again",
+                                               markup=False, highlight=False, soft_wrap=True)
                         return
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")

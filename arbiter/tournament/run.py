@@ -166,6 +166,7 @@ class Progress:
     watch_address: str = ""  # set once, when the run's arbiter is up: spectators connect here
     watch_token: str = ""  # ... with this spectator token (for the organiser's eyes only)
     venue: str = ""  # where the bots play, in words (``arbiter.batch.venue.describe``), at the start
+    over: bool = False  # at the start: the tournament was finished already, nothing is played nor written
 
 
 class _Leader:
@@ -278,6 +279,9 @@ async def run_tournament(
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
 
+    A tournament finished already (every match stored) is left as it is: no bot started,
+    nothing written, its rows returned, and ``on_progress`` told so (``Progress.over``).
+
     ``on_begin`` is called once the run is known to start (its bots up, its cluster reached),
     before it writes its tournament: a run stopped before then (a Ctrl-C while its bots start)
     wrote nothing, and its caller can say so rather than "the finished matches are stored".
@@ -316,6 +320,13 @@ async def run_tournament(
     leader = _Leader(game, spec.teams, spec.disclosure, collections.Counter((m.round, m.deal) for m in plan))
     for row in store.matches(resumed.id, records=False) if resumed is not None else ():
         leader.add(row.seats, row.outcome, _deal_of(row))
+    if resumed is not None and resumed.finished is not None and not todo:
+        # finished already: its standings are the caller's to print, as they are; no bot started, and nothing
+        # written (its tournament begun again would take a new finishing time, as if played now)
+        log.info("tournament %s: finished already, its %d matches stored", name, len(plan))
+        if on_progress:
+            on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), name, over=True))
+        return store.matches(resumed.id)
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), name,
                              venue=describe(where, spec.bot_sources, sources)))

@@ -595,6 +595,32 @@ def test_a_tournament_stored_with_options_as_text_resumes_with_the_same_command(
     assert r.exit_code == 2 and "different spec (it differs in options.deals)" in said, said
 
 
+def test_resuming_a_finished_tournament_prints_its_standings_and_starts_nothing(tmp_path, monkeypatch):
+    """`tournament run --resume NAME` of a finished tournament said "bots: hosted (bot
+    processes ...)" and "resuming NAME: 12 of 12 matches", drew a progress bar and wrote the
+    tournament again (a new finishing time, as if played now) before its standings: it says it
+    is finished, starts no bot (the venue that would host them is never opened) and writes nothing."""
+    import arbiter.batch.venue
+
+    path = tmp_path / "arena.sqlite"
+    assert invoke("tournament", "run", "--bots", "random,greedy", "--deals", "1", "-o", "deals=1", "--name", "done",
+                  "--db", str(path), "--transport", "inproc", "--quiet").exit_code == 0
+    with Store(path, read_only=True) as store:
+        before = store.tournament("done")
+
+    def no_venue(*args, **kwargs):
+        raise AssertionError("a finished tournament's bots were started")
+
+    monkeypatch.setattr(arbiter.batch.venue, "open_venue", no_venue)
+    r = runner.invoke(app, ["tournament", "run", "--resume", "done", "--db", str(path)], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    assert f"done is finished already: its 2 matches are in {path}, none played again" in said, said
+    assert "bots: hosted" not in said and "resuming done" not in said and "Standings: done" in said, said
+    with Store(path, read_only=True) as store:
+        assert store.tournament("done") == before
+
+
 def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkeypatch):
     """A run stopped (Ctrl-C, SIGTERM, a crash) left its tournament "in progress" in tournament
     list, show and the web pages while nothing ran it: the store's run lock says which
