@@ -430,6 +430,7 @@ def standings_cmd(
         # what --luck-adjusted would correct, refused before the table is printed (not under it)
         plan = _run(_luck_plan, store, tournament, probes, probes_file) if luck_adjusted else None
     resume = interrupted_text(tour.name, tour.spec, db) if info["state"] == "interrupted" else ""
+    info["resume"] = resume  # the exports print it as the terminal does
     if format is None:
         if output is not None:
             _run(fail, "--output needs --format")

@@ -278,6 +278,8 @@ def _md_row(cells: Sequence[str]) -> str:
 def to_markdown(st: Standings, info: dict[str, Any]) -> str:
     line = _md_row
     out = [f"# Standings: {md_text(str(info.get('name', '')))}", "", md_text(_summary(st, info)), ""]
+    if info.get("resume"):
+        out += [md_text(info["resume"]), ""]
     h = _headers(st)
     out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
     out += [line(c) for c in _table_cells(st, info)]
@@ -290,7 +292,9 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
 
 
 #: What the summary says after the matches played of a tournament not finished (its ``state``):
-#: a table of a run cut off read as final (``arbiter standings`` prints the command that resumes it).
+#: a table of a run cut off read as final. An interrupted one's ``info["resume"]``
+#: (``played.interrupted_text``, as the terminal's table prints it) follows the summary: the
+#: exports said "interrupted" and not how to resume it.
 _UNFINISHED = {"in progress": " so far: still running", "interrupted": " so far: interrupted, nothing runs it"}
 
 
@@ -367,8 +371,10 @@ def to_html(st: Standings, info: dict[str, Any]) -> str:
         return "<tr>" + "".join(parts) + "</tr>"
 
     title = f"Standings: {info.get('name', '')}"
-    body = [f"<h1>{e(title)}</h1>", f'<p class="meta">{e(_summary(st, info))}</p>', "<table>",
-            "<thead>" + row(_headers(st), "th") + "</thead>", "<tbody>"]
+    body = [f"<h1>{e(title)}</h1>", f'<p class="meta">{e(_summary(st, info))}</p>']
+    if info.get("resume"):
+        body.append(f'<p class="meta">{e(info["resume"])}</p>')
+    body += ["<table>", "<thead>" + row(_headers(st), "th") + "</thead>", "<tbody>"]
     body += [row(c) for c in _table_cells(st, info)]
     body += ["</tbody>", "</table>"]
     body += [f'<p class="meta">{e(n)}</p>' for _, n in standings_notes(st, info)]

@@ -269,6 +269,14 @@ def _whose(names: Sequence[str], s: int, me: int | None, game: str = "") -> str:
     return "you" if me is not None and s == me else f"{_who(names, s, None)} ({seat_place(game, s)})"
 
 
+def _partner_of(game: str, viewer: int, me: int | None) -> str:
+    """The "partner" fact of a seat: of the person's own seat on their page ("partner"), else
+    of the seat the table is drawn for, the bottom one, by name ("North's partner"). A
+    replay's every-hand and spectator views are drawn for seat 0 whoever is to act, and a bare
+    "partner" beside South while West acted read as West's partner."""
+    return "partner" if me is not None else f"{seat_place(game, viewer)}'s partner"
+
+
 def _entry(game: str, text: str) -> Entry:
     """An action's sources and target, read from its notation (rules/README.md)."""
     fn = page_part(game, "entry")
@@ -332,7 +340,7 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
         bid = "no bid yet" if st.bid is None else ("bid blind nil" if st.blind_nil else ("bid nil" if st.bid == 0 else f"bid {st.bid}"))
         facts = [bid, plural(st.tricks_won, "trick")]
         if (st.seat - viewer) % 4 == 2:
-            facts.insert(0, "partner")
+            facts.insert(0, _partner_of("spades", viewer, me))
         if st.seat == v.dealer:
             facts.append("dealer")
         if v.leader == st.seat and v.phase.name == "PLAY":
@@ -486,14 +494,17 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
     srcs = {s for e in cat for s in e.srcs}
     dsts = {e.dst for e in cat}
     me_player = v.players[me] if me is not None and me < n else None
+    drawn_for = v.players[viewer] if viewer < n else None  # the bottom seat, whose partner a replay marks
     seats = []
     series = any(p.points for p in v.players)
     for p in v.players:
         own = me is not None and p.seat == me
         partner = me_player is not None and not own and p.team == me_player.team
-        facts = (["partner"] if partner else []) + [f"{p.payoff_count} to pay off", f"{p.hand_count} in hand"] + (
+        marked = partner or (me is None and drawn_for is not None and options.get("partnerships") and p.seat != viewer
+                             and p.team == drawn_for.team)
+        facts = ([_partner_of("spite-and-malice", viewer, me)] if marked else []) + [f"{p.payoff_count} to pay off", f"{p.hand_count} in hand"] + (
             [plural(p.points, "point")] if series else [])
-        box = SeatBox(p.seat, _who(names, p.seat, me), own, place[p.seat], v.current_seat == p.seat, facts, partner=partner,
+        box = SeatBox(p.seat, _who(names, p.seat, me), own, place[p.seat], v.current_seat == p.seat, facts, partner=bool(marked),
                       where=f"seat {p.seat}")
         payoff_src = "payoff" if own else ("partner_payoff" if partner else "")
         under = max(0, p.payoff_count - len(p.payoff_face_up))

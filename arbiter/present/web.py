@@ -41,8 +41,9 @@ file is written (``_store_stamp``); a seat's page when its match moves
 Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches, ``/t/<id>/bot/<bot>``
 a bot's costliest analysed decisions there,
 ``/m/<match_id>?step=N&view=full|spectator|seatK`` the replay viewer (the card table of
-``arbiter.present.table``, as /play draws it; it opens on the first decision, every hand
-shown, unless the query says otherwise); arenas
+``arbiter.present.table``, as /play draws it, for the viewed seat at the bottom, seat 0
+for every hand and the spectator, its partner named as that seat's; it opens on the first
+decision, every hand shown, unless the query says otherwise); arenas
 (``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard,
 ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here), encounters and
 failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter; ``/play/history`` the

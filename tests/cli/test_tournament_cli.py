@@ -868,6 +868,38 @@ def test_the_standings_of_a_tournament_not_finished_say_it_is_running_or_interru
         store.unlock()
 
 
+def test_the_exports_of_an_interrupted_tournament_say_how_to_resume_it(tmp_path):
+    """The md and html exports of an interrupted tournament said "interrupted, nothing runs
+    it" and not the command that resumes it, which the terminal's table prints under it: each
+    now has the table's own line, and the JSON has it as ``resume``."""
+    import html
+
+    from arbiter.present.export import md_text
+
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "-o", "deals=1",
+               "--deals", "2", "--seed", "5", "--name", "cut", "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path) as store:  # as a run stopped before its last match leaves it
+        store.db.execute("UPDATE tournaments SET finished = NULL")
+        store.db.execute("DELETE FROM matches WHERE idx = 3")
+
+    def said(*args: str) -> str:
+        r = runner.invoke(app, ["standings", "cut", "--db", str(path), *args], env={"COLUMNS": "250"}, catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+        return r.stdout
+
+    line = next(x for x in said().splitlines() if "resume it: " in x)
+    assert line.startswith("interrupted, nothing runs it; resume it: arbiter tournament run --resume cut"), line
+    assert f"\n\n{md_text(line)}\n\n" in said("-f", "md")
+    assert f'<p class="meta">{html.escape(line)}</p>' in said("-f", "html")
+    assert json.loads(said("-f", "json"))["tournament"]["resume"] == line
+    with Store(path) as store:
+        store.lock("cut")  # a run of it, as long as it plays: nothing to resume
+        assert "resume it" not in said("-f", "md") + said("-f", "html")
+        store.unlock()
+
+
 def test_the_terminal_table_shows_the_numbers_the_exports_and_the_web_page_show(db):
     """Each number of a row is the same text wherever the standings are read: the terminal's
     table gave the likelihood of superiority in whole percents ("97%") where the page, the

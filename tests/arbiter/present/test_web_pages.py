@@ -274,3 +274,33 @@ def test_the_inspectors_analysis_settings_are_in_words_with_the_flags_that_give_
     assert "method=" not in page and "max_actions=" not in page, page
     assert ("Analysis: 2 sampled states per decision, seed 0, at most 12 actions valued (arbiter analyse --samples 2 "
             f"--seed 0 --max-actions 12; the analysis's method {METHOD})") in page, page
+
+
+def test_a_spades_replay_says_whose_partner_a_seat_is(tmp_path):
+    """The every-hand view is drawn for seat 0 (North, at the bottom) whoever acts: it said
+    "heuristic South · partner" while West acted, which read as West's partner. The seat
+    views are drawn for their seat, and say so too."""
+    import asyncio
+    import html
+    import re
+
+    from arbiter.hosting.inprocess import InProcessSeat
+    from arbiter.match import run_match
+    from arbiter.present.web import open_read_only, replay_page
+    from arbiter.tournament.play import store_play
+    from cardarena.records import MatchConfig
+    from sdk.loading import load_bot
+
+    db = tmp_path / "a.sqlite"
+    config = MatchConfig(game="spades", seed=3, match_id="m-0")
+    record = asyncio.run(run_match(config, [InProcessSeat(load_bot("heuristic"), "heuristic") for _ in range(4)]))
+    store_play(db, record)
+
+    def facts(page: str) -> dict[str, str]:
+        return {k: html.unescape(f) for k, f in re.findall(r'<span class="where">(\w+)</span>.*?<span class="facts">· ([^<]*)</span>', page)}
+
+    with open_read_only(db) as store:
+        full = facts(replay_page(store, "m-0", {"view": ["full"], "step": ["1"]}))
+        east = facts(replay_page(store, "m-0", {"view": ["seat1"], "step": ["1"]}))
+    assert full["South"].startswith("North's partner · ") and not any("partner" in f for k, f in full.items() if k != "South"), full
+    assert east["West"].startswith("East's partner · ") and not any("partner" in f for k, f in east.items() if k != "West"), east
