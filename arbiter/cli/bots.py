@@ -120,15 +120,6 @@ def _print_report(report: dict[str, Any], title: str | None = None) -> None:
                   f"({escape(str(report['reused_from']))}); --fresh runs it again", highlight=False)
 
 
-def _registered_title(row: dict[str, Any]) -> str:
-    """The title of a registered version's check report, the same in ``bots submit`` and
-    ``bots show``: what is registered (``mybot 1``). Not the report's own spec (where it was
-    checked: a temporary folder of the checking machine, /tmp/arena-submit-.../bot), nor the
-    version the bot says of itself; submit titled it by the author's path (``mybot: mybot 1``)
-    and show by the stored entry (``bot.py: mybot 1``), one bot under two headings."""
-    return f"{row['name']} {row['version']}"
-
-
 def _versions_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=escape(title))
     for col in ("name", "version", "hash", "games", "det.", "author", "checks"):
@@ -276,7 +267,9 @@ def submit(
         with _call(reg.Registry, db) as registry:
             v, _ = _call(submit_bot, registry, sub, name, version, check=partial(check_bot, fresh=True) if fresh else None)
             row = _row(v) | {"notices": _call(notices, registry, v)}  # (a store damaged in its arenas: said, not a traceback)
-    _print_report(row["report"], _registered_title(row))
+    # titled by the author's path and what is registered, not the stored copy's path and
+    # the version the bot says of itself
+    _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
     out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
               + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
     if name is None and sub.entry == MANIFEST:  # a bot of another runtime (a Node bot): no class, its Hello names it
@@ -369,7 +362,9 @@ def show(ctx: typer.Context, name: NameArg, db: DbOpt = Path(DEFAULT_DB), server
             intact += f": {escape(missing_copy(db, ref, Path(latest['path'])))}"
         out.print(f"stored at {escape(latest['path'])} (entry {escape(latest['entry'])}); copy intact: {intact}",
                   highlight=False)
-    _print_report(latest["report"], _registered_title(latest))
+    # titled by what is registered, as submit's table is: the report's own spec is where it
+    # was checked, a temporary folder of the checking machine (/tmp/arena-submit-.../bot)
+    _print_report(latest["report"], f"{latest['entry']}: {latest['name']} {latest['version']}")
 
 
 @bots_app.command("remove")
