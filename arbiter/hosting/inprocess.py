@@ -35,11 +35,9 @@ import dataclasses
 import enum
 import functools
 import logging
-import operator
 import os
 import sys
 import threading
-from itertools import compress, count, repeat
 from typing import Any, Iterator
 
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest
@@ -235,12 +233,12 @@ def _original(answer: Any, offered: list[Any], legal: list[Action]) -> Any:
     ``__dict__`` equal to the original's); else a copy of the answer. The runner's legality
     check and the engine's ``apply`` find their own object by identity, where a copy was
     compared field by field (a dataclass's ``__eq__``, in Python) at each."""
-    for i in compress(count(), map(operator.is_, offered, repeat(answer))):
-        original = legal[i]
-        held = getattr(answer, "__dict__", None)
-        if held is not None and type(answer) is type(original) and held == original.__dict__:
-            return original
-        break
+    for copy_, original in zip(offered, legal):
+        if copy_ is answer:
+            held = getattr(answer, "__dict__", None)
+            if held is not None and type(answer) is type(original) and held == original.__dict__:
+                return original
+            break
     return bot_copy(answer)
 
 
