@@ -248,3 +248,26 @@ def test_parameters_beyond_what_the_arithmetic_holds_are_named(make, message) ->
     for test in (BettingTest(-1e12 + 1, 1e12 - 1, -1e12, 1e12), VarianceTest(-1e12, 1e12, 1e12), Sprt(-1e12, 1e12),
                  VarianceTest(0, 1e-9, 1e-9), VarianceTest(0, 1e12, 1e-9)):
         assert test.run([1e12, -1e12, 0.0] * 10).deals >= 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda: BettingTest(0, 10, -100, 100),
+    lambda: VarianceTest(0, 10, sd_bound=80.0),
+    lambda: VarianceTest(0, 10, sd_bound=40.0),  # contradicted by these deals (their s.d. is about 65)
+    lambda: Sprt(0, 10),
+])
+def test_a_simulated_run_adds_its_deals_as_add_does(make) -> None:
+    """``play`` (the simulations' loop on locals) and ``add`` deal by deal are two writings of
+    one test: on the same seeded deals, skewed and clipped, they stop at the same deal with the
+    same state, float for float."""
+    def draw(rng: random.Random) -> float:
+        return rng.choice((-150.0, -40.0, 0.0, 5.0, 12.0, 30.0, 90.0))
+
+    for seed in range(8):
+        played, added = make().start(), make().start()
+        decision = played.play(draw, random.Random(seed), 400)
+        rng = random.Random(seed)
+        while added.n < 400 and added.decision is None and not getattr(added, "contradicted", False):
+            added.add(draw(rng))
+        assert (played.n, decision) == (added.n, added.decision)
+        assert played.state() == added.state()
