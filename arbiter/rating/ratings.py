@@ -507,8 +507,10 @@ def _by_deal(clustered: bool, deals: set[Any], rank: int) -> bool:
 
 def _comparisons(
     names: list[str], parsed: Sequence[_Parsed], clustered: bool
-) -> dict[tuple[tuple[int, float], ...], dict[Any, list[float]]]:
-    """Every pair of sides of every match whose bots differ, as design -> cluster -> [score, count].
+) -> tuple[dict[tuple[tuple[int, float], ...], dict[Any, list[float]]], int, bool]:
+    """Every pair of sides of every match whose bots differ, as design -> cluster -> [score, count];
+    the rank of the designs (the strength differences the results determine) and whether the
+    clusters are deals, which ``_bradley_terry`` reads too.
 
     A design is a side's mean strength minus the other's, as ((bot index, coefficient), ...),
     oriented so that the first coefficient is positive (the score is then the first side's:
@@ -535,13 +537,14 @@ def _comparisons(
     # play together share one): with 4 partnerships of 8 bots on 8 deals, counting bots
     # (8 + 2) left the variance unclustered, and the strongest and weakest teams were
     # covered 0.92 and 0.94, the middle ones 0.99 and 0.97; by rank (3 + 2), 0.94-0.96
-    by_deal = _by_deal(clustered, deals, _rank(list({d for d, _, _, _ in seen})))
+    rank = _rank(list(dict.fromkeys(d for d, _, _, _ in seen)))  # the designs in the order ``out`` keeps them
+    by_deal = _by_deal(clustered, deals, rank)
     out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
     for design, score, seed, idx in seen:
         acc = out.setdefault(design, {}).setdefault(seed if by_deal else idx, [0.0, 0])
         acc[0] += score
         acc[1] += 1
-    return out
+    return out, rank, by_deal
 
 
 def _side_pairs(sides: Sequence[tuple[str, ...]], index: Mapping[str, int]) -> list[tuple[int, int, tuple[tuple[int, float], ...], bool]]:
@@ -603,7 +606,7 @@ def _bradley_terry(
     interval is their team's).
     """
     n = len(names)
-    data = _comparisons(names, parsed, clustered)
+    data, rank, by_deal = _comparisons(names, parsed, clustered)
     theta = [0.0] * n
     prec = 1 / BT_PRIOR_SIGMA**2
     totals = [(d, sum(v[0] for v in per.values()), sum(v[1] for v in per.values())) for d, per in data.items()]
@@ -623,7 +626,6 @@ def _bradley_terry(
     # the model's again, only noisier
     several = any(c > 1 for c in per_cluster.values())
     df = None  # the interval's degrees of freedom: None for the model's own variance (normal quantile)
-    rank = _rank(list(data))  # the strength differences the results determine
     if several and enough_clusters(len(per_cluster), rank):
         residual: dict[Any, list[float]] = {}
         for design, per in data.items():
@@ -648,7 +650,6 @@ def _bradley_terry(
     cov = own = _centred_cov(inv, meat)
     if df is not None:  # clustered: never below the floor x the model's own, rating by rating and difference by difference
         own = _centred_cov(inv, model)
-        by_deal = _by_deal(clustered, {row.seed for row, _, _ in parsed}, rank)
         cov = _floored(cov, own, MODEL_FLOOR if by_deal else MATCH_FLOOR)
     mean = sum(theta) / n if n else 0.0
     ratings = {}

@@ -29,11 +29,11 @@ def _parsed(deals: int):
 
 def test_four_partnerships_on_eight_deals_are_clustered_by_deal() -> None:
     parsed = _parsed(8)
-    data = ratings._comparisons(list(STRENGTH), parsed, clustered=True)
+    data, rank, by_deal = ratings._comparisons(list(STRENGTH), parsed, clustered=True)
     clusters = {c for per in data.values() for c in per}
-    assert clusters == {row.seed for row, _, _ in parsed} and len(clusters) == 8
-    assert ratings._rank(list(data)) == 3  # the partners share a strength: three differences, not seven
+    assert clusters == {row.seed for row, _, _ in parsed} and len(clusters) == 8 and by_deal
+    assert rank == ratings._rank(list(data)) == 3  # the partners share a strength: three differences, not seven
     # fewer deals than MIN_CLUSTERS: by match, as before
     few = _parsed(4)
-    assert {c for per in ratings._comparisons(list(STRENGTH), few, clustered=True).values() for c in per} == \
-        {row.idx for row, _, _ in few}
+    data, _, by_deal = ratings._comparisons(list(STRENGTH), few, clustered=True)
+    assert {c for per in data.values() for c in per} == {row.idx for row, _, _ in few} and not by_deal
